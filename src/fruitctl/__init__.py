@@ -1,0 +1,3 @@
+"""fruitctl: a local capability gateway for AI agents."""
+
+__version__ = "0.1.0"

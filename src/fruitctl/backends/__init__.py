@@ -1,0 +1,1 @@
+"""Backends implement the ports in ``fruitctl.ports`` and translate foreign errors at the seam."""

@@ -1,0 +1,5 @@
+"""The ``local`` backend: the embedded SQLite store that works everywhere."""
+
+from fruitctl.backends.local.reminders import LocalReminders
+
+__all__ = ["LocalReminders"]

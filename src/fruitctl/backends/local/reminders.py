@@ -1,0 +1,201 @@
+"""The embedded reminders store: SQLite through SQLAlchemy Core."""
+
+from __future__ import annotations
+
+import secrets
+from collections.abc import Sequence
+from datetime import datetime
+from typing import Any, cast
+
+from sqlalchemy import ColumnElement, Engine, false, func, select, true
+from sqlalchemy.exc import IntegrityError
+
+from fruitctl.backends.local import rows
+from fruitctl.backends.local.pushdown import search
+from fruitctl.backends.local.tables import lists, reminders
+from fruitctl.domain.dates import format_datetime, now
+from fruitctl.domain.errors import InvalidParams, NotFound
+from fruitctl.domain.query import Query
+from fruitctl.domain.reminders import Reminder, ReminderList, check_text
+from fruitctl.ports import (
+    NewReminder,
+    PermissionStatus,
+    ReminderChanges,
+    ReminderQuery,
+    ReminderScope,
+)
+
+WRITE = {"fruitctl_write": True}  # see fruitctl.store.engine.WRITE_OPTION
+
+
+def new_id() -> str:
+    return secrets.token_hex(8)
+
+
+def scope_filter(scope: ReminderScope) -> list[ColumnElement[bool]]:
+    where: list[ColumnElement[bool]] = []
+    if scope.list_ids is not None:
+        where.append(reminders.c.list_id.in_(scope.list_ids))
+    if scope.status == "incomplete":
+        where.append(reminders.c.is_completed == false())
+    elif scope.status == "completed":
+        where.append(reminders.c.is_completed == true())
+    return where
+
+
+class LocalReminders:
+    """Reminders kept in ``local.db``. Sorting, limits and most JMESPath filters run in SQL."""
+
+    name = "local"
+
+    def __init__(self, engine: Engine) -> None:
+        self._engine = engine
+        self._writer = engine.execution_options(**WRITE)
+
+    def permission_status(self) -> PermissionStatus:
+        return "authorized"
+
+    def lists(self) -> list[ReminderList]:
+        open_counts = (
+            select(reminders.c.list_id, func.count().label("n"))
+            .where(reminders.c.is_completed == false())
+            .group_by(reminders.c.list_id)
+            .subquery()
+        )
+        query = (
+            select(lists.c.id, lists.c.name, lists.c.is_default, open_counts.c.n)
+            .outerjoin(open_counts, open_counts.c.list_id == lists.c.id)
+            .order_by(lists.c.is_default.desc(), lists.c.position, lists.c.name)
+        )
+        with self._engine.connect() as conn:
+            return [
+                ReminderList(id=r.id, name=r.name, isDefault=bool(r.is_default), count=r.n or 0)
+                for r in conn.execute(query)
+            ]
+
+    def create_list(self, name: str) -> ReminderList:
+        name = check_text("name", name, limit=200).strip()
+        if not name:
+            raise InvalidParams("'name' must not be empty.")
+        with self._writer.begin() as conn:
+            position = conn.execute(select(func.coalesce(func.max(lists.c.position), -1))).scalar()
+            list_id = new_id()
+            try:
+                conn.execute(
+                    lists.insert().values(
+                        id=list_id,
+                        name=name,
+                        is_default=False,
+                        position=(position or 0) + 1,
+                        created=format_datetime(now()),
+                    )
+                )
+            except IntegrityError:
+                raise InvalidParams(f"A list named '{name}' already exists.") from None
+        return ReminderList(id=list_id, name=name, isDefault=False, count=0)
+
+    def fetch(self, query: ReminderQuery) -> list[Reminder]:
+        where = scope_filter(query.scope)
+        if query.due_before is not None:
+            due_ok = reminders.c.due_sort < query.due_before.timestamp()
+            where.append(due_ok | reminders.c.due.is_(None) if query.include_no_due else due_ok)
+        elif not query.include_no_due:
+            where.append(reminders.c.due.is_not(None))
+        statement = rows.base_select().where(*where).order_by(*rows.ORDERS[query.order])
+        if query.limit is not None:
+            statement = statement.limit(query.limit)
+        with self._engine.connect() as conn:
+            return rows.to_reminders(conn, conn.execute(statement).all())
+
+    def get(self, reminder_id: str) -> Reminder:
+        with self._engine.connect() as conn:
+            return self._get(conn, reminder_id)
+
+    def _get(self, conn: Any, reminder_id: str) -> Reminder:
+        row = conn.execute(rows.base_select().where(reminders.c.id == reminder_id)).first()
+        if row is None:
+            raise NotFound(f"No reminder found with ID: '{reminder_id}'.")
+        return rows.to_reminders(conn, [row])[0]
+
+    def create(self, items: Sequence[NewReminder]) -> list[Reminder]:
+        stamp = datetime.now().astimezone()
+        ids = [new_id() for _ in items]
+        with self._writer.begin() as conn:
+            self._require_lists(conn, {item.list_id for item in items})
+            conn.execute(
+                reminders.insert(),
+                [
+                    self._new_row(rid, item, stamp, i)
+                    for i, (rid, item) in enumerate(zip(ids, items, strict=True))
+                ],
+            )
+            for rid, item in zip(ids, items, strict=True):
+                rows.store_tags(conn, rid, item.tags)
+            found = {r.id: r for r in self._read(conn, ids)}
+        return [found[rid] for rid in ids]
+
+    def update(self, reminder_id: str, changes: ReminderChanges) -> Reminder:
+        values: dict[str, Any] = {"modified": format_datetime(now())}
+        simple = {
+            "title": "title",
+            "notes": "notes",
+            "priority": "priority",
+            "url": "url",
+            "isFlagged": "is_flagged",
+            "listId": "list_id",
+        }
+        given = cast(dict[str, Any], changes)
+        values.update({column: given[key] for key, column in simple.items() if key in given})
+        if "dueDate" in changes:
+            values.update(rows.due_columns(changes["dueDate"]))
+        if "completionDate" in changes:
+            values.update(rows.completion_columns(changes["completionDate"]))
+        with self._writer.begin() as conn:
+            if "listId" in changes:
+                self._require_lists(conn, {changes["listId"]})
+            done = conn.execute(
+                reminders.update().where(reminders.c.id == reminder_id).values(**values)
+            )
+            if done.rowcount == 0:
+                raise NotFound(f"No reminder found with ID: '{reminder_id}'.")
+            if "tags" in changes:
+                rows.store_tags(conn, reminder_id, changes["tags"])
+            return self._get(conn, reminder_id)
+
+    def delete(self, reminder_id: str) -> None:
+        with self._writer.begin() as conn:
+            done = conn.execute(reminders.delete().where(reminders.c.id == reminder_id))
+            if done.rowcount == 0:
+                raise NotFound(f"No reminder found with ID: '{reminder_id}'.")
+
+    def search(self, scope: ReminderScope, query: Query, limit: int) -> Any:
+        with self._engine.connect() as conn:
+            return search(conn, scope_filter(scope), query, limit)
+
+    def _read(self, conn: Any, ids: Sequence[str]) -> list[Reminder]:
+        found = conn.execute(rows.base_select().where(reminders.c.id.in_(ids))).all()
+        return rows.to_reminders(conn, found)
+
+    @staticmethod
+    def _require_lists(conn: Any, list_ids: set[str]) -> None:
+        known = set(conn.execute(select(lists.c.id).where(lists.c.id.in_(list_ids))).scalars())
+        missing = sorted(list_ids - known)
+        if missing:
+            raise NotFound(f"No list found with ID: '{missing[0]}'.")
+
+    @staticmethod
+    def _new_row(reminder_id: str, item: NewReminder, stamp: datetime, i: int) -> dict[str, Any]:
+        return {
+            "id": reminder_id,
+            "list_id": item.list_id,
+            "title": item.title,
+            "notes": item.notes,
+            "priority": item.priority,
+            "is_flagged": item.is_flagged,
+            "url": item.url,
+            "parent_id": item.parent_id,
+            "recurrence": item.recurrence,
+            **rows.due_columns(item.due),
+            **rows.completion_columns(item.completion),
+            **rows.created_columns(stamp, i),
+        }

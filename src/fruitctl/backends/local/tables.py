@@ -1,0 +1,47 @@
+"""SQLAlchemy Core tables of local.db. The schema itself is owned by the Alembic migrations in
+``fruitctl.store.migrations.local``; a test checks the two agree."""
+
+from __future__ import annotations
+
+from sqlalchemy import Boolean, Column, Float, ForeignKey, Integer, MetaData, Table, Text
+
+metadata = MetaData()
+
+lists = Table(
+    "lists",
+    metadata,
+    Column("id", Text, primary_key=True),
+    Column("name", Text(collation="NOCASE"), nullable=False, unique=True),
+    Column("is_default", Boolean, nullable=False),
+    Column("position", Integer, nullable=False),
+    Column("created", Text, nullable=False),
+)
+
+reminders = Table(
+    "reminders",
+    metadata,
+    Column("id", Text, primary_key=True),
+    Column("list_id", Text, ForeignKey("lists.id"), nullable=False),
+    Column("title", Text, nullable=False),
+    Column("notes", Text),
+    Column("is_completed", Boolean, nullable=False),
+    Column("priority", Integer, nullable=False),
+    Column("is_flagged", Boolean, nullable=False),
+    Column("due", Text),
+    Column("due_sort", Float),
+    Column("completion", Text),
+    Column("created", Text, nullable=False),
+    Column("created_sort", Float, nullable=False),
+    Column("modified", Text, nullable=False),
+    Column("url", Text),
+    Column("parent_id", Text, ForeignKey("reminders.id", ondelete="SET NULL")),
+    Column("recurrence", Text),
+)
+
+reminder_tags = Table(
+    "reminder_tags",
+    metadata,
+    Column("reminder_id", Text, ForeignKey("reminders.id", ondelete="CASCADE"), primary_key=True),
+    Column("tag", Text, primary_key=True),
+    Column("position", Integer, nullable=False),
+)

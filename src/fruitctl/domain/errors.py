@@ -1,0 +1,145 @@
+"""The one error tree of fruitctl.
+
+Every error a caller can see is a ``FruitctlError`` carrying a canonical ``code``; each front door
+renders that code in its own dialect (socket: ``list_not_allowed``; HTTP/AAI: ``LIST_NOT_ALLOWED``;
+MCP: ``isError`` with the message; CLI: an exit status and one line).
+
+    FruitctlError
+    ├── InvalidParams            invalid_params        the caller sent something malformed
+    │   └── InvalidQuery         invalid_params        a JMESPath expression that cannot run
+    ├── NotFound                 not_found             a list, reminder or event that does not exist
+    ├── ListNotAllowed           list_not_allowed
+    ├── CalendarNotAllowed       calendar_not_allowed
+    ├── PermissionDenied         permission_denied     the OS refused access (carries instructions)
+    ├── ApprovalRequired         approval_required
+    ├── ProposalNotFound         proposal_not_found
+    ├── ProposalExpired          proposal_expired
+    ├── Conflict                 conflict              the target changed under us
+    ├── RateLimited              rate_limited          retryable
+    ├── ModeForbidden            mode_forbidden
+    ├── Timeout                  timeout               retryable
+    ├── BackendUnavailable       backend_unavailable   retryable
+    ├── Unsupported              unsupported           the backend cannot do this
+    ├── MethodNotFound           method_not_found
+    ├── ParseError               parse_error
+    ├── InvalidRequest           invalid_request
+    ├── ExecutionFailed          execution_failed
+    └── InternalError            internal_error
+"""
+
+from __future__ import annotations
+
+from typing import Any, ClassVar
+
+
+class FruitctlError(Exception):
+    """Base of every error fruitctl reports to a caller."""
+
+    code: ClassVar[str] = "internal_error"
+    retryable: ClassVar[bool] = False
+
+    def __init__(self, message: str, **details: Any) -> None:
+        super().__init__(message)
+        self.message = message
+        self.details = details
+
+    def to_dict(self) -> dict[str, Any]:
+        """The error as plain data: code, message, retryable and any details."""
+        body: dict[str, Any] = {
+            "code": self.code,
+            "message": self.message,
+            "retryable": self.retryable,
+        }
+        if self.details:
+            body["details"] = self.details
+        return body
+
+
+class InvalidParams(FruitctlError):
+    code = "invalid_params"
+
+
+class InvalidQuery(InvalidParams):
+    """A JMESPath expression that does not parse or fails while it runs."""
+
+
+class NotFound(FruitctlError):
+    code = "not_found"
+
+
+class ListNotAllowed(FruitctlError):
+    code = "list_not_allowed"
+
+
+class CalendarNotAllowed(FruitctlError):
+    code = "calendar_not_allowed"
+
+
+class PermissionDenied(FruitctlError):
+    code = "permission_denied"
+
+
+class ApprovalRequired(FruitctlError):
+    code = "approval_required"
+
+
+class ProposalNotFound(FruitctlError):
+    code = "proposal_not_found"
+
+
+class ProposalExpired(FruitctlError):
+    code = "proposal_expired"
+
+
+class Conflict(FruitctlError):
+    code = "conflict"
+
+
+class RateLimited(FruitctlError):
+    code = "rate_limited"
+    retryable = True
+
+
+class ModeForbidden(FruitctlError):
+    code = "mode_forbidden"
+
+
+class Timeout(FruitctlError):
+    code = "timeout"
+    retryable = True
+
+
+class BackendUnavailable(FruitctlError):
+    code = "backend_unavailable"
+    retryable = True
+
+
+class Unsupported(FruitctlError):
+    code = "unsupported"
+
+
+class MethodNotFound(FruitctlError):
+    code = "method_not_found"
+
+
+class ParseError(FruitctlError):
+    code = "parse_error"
+
+
+class InvalidRequest(FruitctlError):
+    code = "invalid_request"
+
+
+class ExecutionFailed(FruitctlError):
+    code = "execution_failed"
+
+
+class InternalError(FruitctlError):
+    code = "internal_error"
+
+
+def _family(cls: type[FruitctlError]) -> list[type[FruitctlError]]:
+    return [cls, *(member for sub in cls.__subclasses__() for member in _family(sub))]
+
+
+ERROR_CODES: tuple[str, ...] = tuple(sorted({cls.code for cls in _family(FruitctlError)}))

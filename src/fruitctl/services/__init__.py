@@ -1,0 +1,1 @@
+"""Domain services: the seeds' semantics, written against the ports, free of I/O details."""

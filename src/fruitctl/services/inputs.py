@@ -1,0 +1,142 @@
+"""Input models of the reminder operations: seed 002's schemas (plus GTD fields), and the
+translation of validation failures into the seed's messages."""
+
+from __future__ import annotations
+
+import builtins
+from collections.abc import Mapping
+from typing import Any, Literal, TypeVar
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
+
+from fruitctl.domain.errors import InvalidParams
+from fruitctl.domain.reminders import PriorityName, SortOrder, Status
+
+
+class Input(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+
+class ListSelector(Input):
+    """Exactly one of name, id or all."""
+
+    name: str | None = Field(None, description="List name (case-insensitive match)")
+    id: str | None = Field(None, description="Exact list ID")
+    all: bool | None = Field(None, description="Set true to search all lists")
+
+
+class TargetList(Input):
+    """A list to write into: exactly one of name or id."""
+
+    name: str | None = None
+    id: str | None = None
+
+
+class QueryReminders(Input):
+    list: ListSelector | None = Field(
+        None, description="Which list to search. Omit for default list only."
+    )
+    status: Status = Field("incomplete", description="Filter by completion status")
+    sortBy: SortOrder = Field(
+        "newest", description="Sort order. Ignored if 'query' includes sorting."
+    )
+    query: str | None = Field(
+        None,
+        description="JMESPath expression for advanced filtering/projection. "
+        "Applied after list and status filters.",
+    )
+    limit: int = Field(50, ge=1, le=200, description="Maximum results to return")
+
+
+class GetLists(Input):
+    pass
+
+
+class GetReminder(Input):
+    id: str = Field(description="Reminder ID")
+
+
+class NewReminderItem(Input):
+    title: str = Field(description="Reminder title")
+    notes: str | None = Field(None, description="Reminder notes/body text")
+    list: TargetList | None = Field(None, description="Target list. Uses default list if omitted.")
+    dueDate: str | None = Field(
+        None, description="Due date in ISO 8601 format; a date alone (YYYY-MM-DD) stays a date"
+    )
+    priority: PriorityName | None = Field(None, description="Priority level")
+    tags: builtins.list[str] | None = Field(None, description="Tags, e.g. ['@calls', 'next']")
+    flagged: bool | None = Field(None, description="Flag the reminder")
+    url: str | None = Field(None, description="A link kept with the reminder")
+
+
+class CreateReminders(Input):
+    reminders: list[NewReminderItem] = Field(min_length=1)
+
+
+class ReminderUpdate(Input):
+    id: str = Field(description="Reminder ID to update")
+    title: str | None = Field(None, description="New title")
+    notes: str | None = Field(None, description="New notes. Set to null to clear.")
+    list: TargetList | None = Field(None, description="Move to this list")
+    dueDate: str | None = Field(
+        None, description="New due date in ISO 8601 format. Set to null to clear."
+    )
+    priority: PriorityName | None = Field(None, description="New priority level")
+    completed: bool | None = Field(None, description="Set true to complete, false to uncomplete")
+    completedDate: str | None = Field(
+        None,
+        description="Completion date in ISO 8601 format. Set to null to uncomplete. "
+        "Overrides 'completed' if both provided.",
+    )
+    tags: builtins.list[str] | None = Field(None, description="Replace the tags")
+    flagged: bool | None = Field(None, description="Flag or unflag")
+    url: str | None = Field(None, description="New link. Set to null to clear.")
+
+
+class UpdateReminders(Input):
+    reminders: list[ReminderUpdate] = Field(min_length=1)
+
+
+class DeleteReminders(Input):
+    ids: list[str] = Field(min_length=1, description="Array of reminder IDs to delete")
+
+
+class OpenReminders(Input):
+    limit: int = Field(200, ge=1, le=1000, description="Maximum items to return")
+    includeNoDueDate: bool = Field(True, description="Include reminders without a due date")
+
+
+M = TypeVar("M", bound=Input)
+Action = Literal["query", "create", "update", "delete", "open", "get", "lists"]
+
+
+def parse(model: type[M], args: Mapping[str, Any] | None, action: Action) -> M:
+    """Validate ``args``; a failure is ``InvalidParams`` in the seed's wording, naming the field."""
+    try:
+        return model.model_validate(dict(args or {}))
+    except ValidationError as exc:
+        raise _explain(exc, action) from None
+
+
+def _explain(exc: ValidationError, action: Action) -> InvalidParams:
+    error = exc.errors()[0]
+    loc = [str(part) for part in error["loc"]]
+    where = _path(loc)
+    field = loc[-1] if loc else ""
+    kind = error["type"]
+    if kind == "missing":
+        message = f"Action '{action}' requires '{field}' to be specified."
+    elif field == "priority" and kind == "literal_error":
+        message = f"Invalid priority: '{error['input']}'. Must be one of: none, low, medium, high."
+    elif kind == "extra_forbidden":
+        message = f"Unknown parameter '{where}'."
+    else:
+        message = f"Invalid value for '{where}': {error['msg']}."
+    return InvalidParams(message, field=where)
+
+
+def _path(loc: list[str]) -> str:
+    out = ""
+    for part in loc:
+        out += f"[{part}]" if part.isdigit() else (f".{part}" if out else part)
+    return out
