@@ -36,7 +36,7 @@ def parse_datetime(text: str) -> datetime:
     if not isinstance(text, str) or not _DATE_TIME.match(text.strip()):
         raise invalid_date(text)
     try:
-        value = datetime.fromisoformat(text.strip())
+        value = datetime.fromisoformat(text.strip().replace("z", "Z"))
     except ValueError as exc:
         raise invalid_date(text) from exc
     if value.tzinfo is None:

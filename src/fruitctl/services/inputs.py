@@ -14,7 +14,8 @@ from fruitctl.domain.reminders import PriorityName, SortOrder, Status
 
 
 class Input(BaseModel):
-    model_config = ConfigDict(extra="forbid", frozen=True)
+    # strict: JSON types as declared - `true` is not a limit and "2" is not a number.
+    model_config = ConfigDict(extra="forbid", frozen=True, strict=True)
 
 
 class ListSelector(Input):

@@ -14,7 +14,7 @@ from datetime import datetime
 from typing import Any, cast
 
 from fruitctl.domain.dates import format_datetime, now, parse_date_or_datetime, parse_datetime
-from fruitctl.domain.errors import FruitctlError, InvalidParams, NotFound
+from fruitctl.domain.errors import InvalidParams, NotFound
 from fruitctl.domain.query import compile_query
 from fruitctl.domain.reminders import (
     NOTES_MAX,
@@ -94,7 +94,7 @@ class RemindersService:
         for index, (item, draft) in enumerate(zip(request.reminders, drafts, strict=True)):
             try:
                 target = self._target(item.list, lists)
-            except FruitctlError as exc:
+            except NotFound as exc:
                 failed.append({"index": index, "error": exc.message})
                 continue
             ready.append((index, NewReminder(list_id=target.id, **draft)))
@@ -111,7 +111,7 @@ class RemindersService:
         for item, change in zip(request.reminders, changes, strict=True):
             try:
                 updated.append(self._update_one(item, change, lists).to_wire())
-            except FruitctlError as exc:
+            except NotFound as exc:
                 failed.append({"id": item.id, "error": exc.message})
         return {"updated": updated, "failed": failed} if failed else updated
 
@@ -123,7 +123,7 @@ class RemindersService:
             try:
                 self.backend.delete(reminder_id)
                 deleted.append(reminder_id)
-            except FruitctlError as exc:
+            except NotFound as exc:
                 failed.append({"id": reminder_id, "error": exc.message})
         return {"deleted": deleted, "failed": failed}
 
@@ -145,13 +145,12 @@ class RemindersService:
     def _target(self, selector: TargetList | None, lists: list[ReminderList]) -> ReminderList:
         if selector is None:
             return _default(lists)
-        if (selector.id is None) == (selector.name is None):
-            raise InvalidParams("List selector must specify exactly one of: 'id' or 'name'.")
         return _find(lists, selector.name, selector.id)
 
     # -- building writes -----------------------------------------------------------------------
 
     def _draft(self, item: inputs.NewReminderItem) -> dict[str, Any]:
+        _check_target(item.list)
         return {
             "title": check_title(item.title),
             "notes": _notes(item.notes),
@@ -163,6 +162,7 @@ class RemindersService:
         }
 
     def _changes(self, item: inputs.ReminderUpdate) -> ReminderChanges:
+        _check_target(item.list)
         changes: dict[str, Any] = {}
         for name in sorted(item.model_fields_set):
             value = getattr(item, name)
@@ -176,11 +176,10 @@ class RemindersService:
     def _update_one(
         self, item: inputs.ReminderUpdate, changes: ReminderChanges, lists: list[ReminderList]
     ) -> Reminder:
-        current = self.backend.get(item.id)
         if item.list is not None:
             changes["listId"] = self._target(item.list, lists).id
         if item.completed is not None and "completionDate" not in changes:
-            changes["completionDate"] = _completion(current, item.completed)
+            changes["completionDate"] = _completion(item.completed)
         return self.backend.update(item.id, changes)
 
     def _open_item(self, r: Reminder) -> dict[str, Any]:
@@ -218,6 +217,11 @@ _CONVERT: dict[str, tuple[str, Callable[[Any], Any]]] = {
 _CLEARABLE = frozenset({"notes", "dueDate", "completedDate", "url"})
 
 
+def _check_target(selector: TargetList | None) -> None:
+    if selector is not None and (selector.id is None) == (selector.name is None):
+        raise InvalidParams("List selector must specify exactly one of: 'id' or 'name'.")
+
+
 def _default(lists: list[ReminderList]) -> ReminderList:
     for lst in lists:
         if lst.isDefault:
@@ -239,11 +243,9 @@ def _find(lists: list[ReminderList], name: str | None, list_id: str | None) -> R
     raise NotFound(f"No list found with name: '{name}'. Available lists: {available}.")
 
 
-def _completion(current: Reminder, completed: bool) -> datetime | None:
-    if not completed:
-        return None
-    # Completing an already completed reminder keeps its date: repeating a call changes nothing.
-    return current.completionDate if current.isCompleted else now()
+def _completion(completed: bool) -> datetime | None:
+    # Seed 002: `true` stamps the current time (even when already completed), `false` clears.
+    return now() if completed else None
 
 
 def _notes(notes: str | None) -> str | None:

@@ -189,10 +189,10 @@ def _condition(node: Node) -> Cond | None:
         # The right side only runs when the left did not decide, so it can only raise then.
         if kind == "and_expression":
             return and_(left[0], right[0]), _any(left[1], _when(left[0], right[1]))
-        return or_(left[0], right[0]), _any(left[1], _when(not_(left[0]), right[1]))
+        return or_(left[0], right[0]), _any(left[1], _when(_not(left[0]), right[1]))
     if kind == "not_expression":
         inner = _condition(node["children"][0])
-        return None if inner is None else (not_(inner[0]), inner[1])
+        return None if inner is None else (_not(inner[0]), inner[1])
     if kind == "comparator":
         compared = _comparison(node["value"], *node["children"])
         return None if compared is None else (compared, None)
@@ -204,6 +204,11 @@ def _condition(node: Node) -> Cond | None:
     if kind == "literal":
         return (true() if _jmes_true(node["value"]) else false()), None
     return None
+
+
+def _not(condition: ColumnElement[bool]) -> ColumnElement[bool]:
+    # Always NOT (...): SQLAlchemy 2.1 drops the negation of `x IS 'literal'` otherwise.
+    return not_(condition.self_group())
 
 
 def _any(a: ColumnElement[bool] | None, b: ColumnElement[bool] | None) -> Any:
@@ -240,7 +245,7 @@ def _comparison(op: str, left_node: Node, right_node: Node) -> ColumnElement[boo
         return None
     if op in ("eq", "ne"):
         equal = _equals(left, value)
-        return equal if op == "eq" else not_(equal)
+        return equal if op == "eq" else _not(equal)
     ordered: ColumnElement[bool] | None = _ordering(op, left, value)
     return ordered
 

@@ -77,8 +77,13 @@ class LocalReminders:
         name = check_text("name", name, limit=200).strip()
         if not name:
             raise InvalidParams("'name' must not be empty.")
+        taken = InvalidParams(f"A list named '{name}' already exists.")
         with self._writer.begin() as conn:
-            position = conn.execute(select(func.coalesce(func.max(lists.c.position), -1))).scalar()
+            existing = conn.execute(select(lists.c.name, lists.c.position)).all()
+            # Names match case-insensitively everywhere (seed 002), beyond ASCII too: SQLite's
+            # NOCASE only folds ASCII, so the full Unicode check happens here.
+            if any(row.name.casefold() == name.casefold() for row in existing):
+                raise taken
             list_id = new_id()
             try:
                 conn.execute(
@@ -86,12 +91,12 @@ class LocalReminders:
                         id=list_id,
                         name=name,
                         is_default=False,
-                        position=(position or 0) + 1,
+                        position=max((row.position for row in existing), default=-1) + 1,
                         created=format_datetime(now()),
                     )
                 )
             except IntegrityError:
-                raise InvalidParams(f"A list named '{name}' already exists.") from None
+                raise taken from None
         return ReminderList(id=list_id, name=name, isDefault=False, count=0)
 
     def fetch(self, query: ReminderQuery) -> list[Reminder]:

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
-from datetime import datetime
+from datetime import UTC, datetime, timedelta
 from typing import Any
 
 from sqlalchemy import Connection, Select, case, select
@@ -22,6 +22,7 @@ from fruitctl.domain.reminders import Reminder
 # Columns every reminder read selects, with its list's name joined in.
 READ_COLUMNS = (*reminders.c, lists.c.name.label("list_name"))
 CHUNK = 500
+EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
 
 
 def base_select() -> Select[Any]:
@@ -45,7 +46,7 @@ def to_reminder(row: Any, tags: tuple[str, ...]) -> Reminder:
         priority=row.priority,
         dueDate=parse_date_or_datetime(row.due) if row.due is not None else None,
         completionDate=parse_datetime(row.completion) if row.completion is not None else None,
-        creationDate=parse_datetime(row.created),
+        creationDate=_from_micros(row.created_sort, parse_datetime(row.created)),
         modificationDate=parse_datetime(row.modified),
         tags=tags,
         isFlagged=bool(row.is_flagged),
@@ -88,14 +89,19 @@ def completion_columns(completion: datetime | None) -> dict[str, Any]:
 
 
 def created_columns(created: datetime, sequence: int = 0) -> dict[str, Any]:
-    """The wire text has whole seconds; the sort key keeps microseconds, plus one per item of a
-    batch, so "newest first" follows creation order even within one second."""
-    text = format_datetime(created)
-    return {
-        "created": text,
-        "created_sort": created.timestamp() + sequence * 1e-6,
-        "modified": text,
-    }
+    """Creation instants keep microseconds (plus one per item of a batch), so "newest first"
+    follows creation order even within one second; the wire text shows whole seconds."""
+    micros = _micros(created) + sequence
+    text = format_datetime(_from_micros(micros, created))
+    return {"created": text, "created_sort": micros, "modified": text}
+
+
+def _micros(value: datetime) -> int:
+    return (value - EPOCH) // timedelta(microseconds=1)
+
+
+def _from_micros(micros: int, zone_of: datetime) -> datetime:
+    return (EPOCH + timedelta(microseconds=micros)).astimezone(zone_of.tzinfo)
 
 
 # Orders, mirroring domain.reminders.SORT_TERMS term by term.

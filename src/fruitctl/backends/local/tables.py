@@ -3,7 +3,17 @@
 
 from __future__ import annotations
 
-from sqlalchemy import Boolean, Column, Float, ForeignKey, Integer, MetaData, Table, Text
+from sqlalchemy import (
+    BigInteger,
+    Boolean,
+    Column,
+    Float,
+    ForeignKey,
+    Integer,
+    MetaData,
+    Table,
+    Text,
+)
 
 metadata = MetaData()
 
@@ -31,7 +41,7 @@ reminders = Table(
     Column("due_sort", Float),
     Column("completion", Text),
     Column("created", Text, nullable=False),
-    Column("created_sort", Float, nullable=False),
+    Column("created_sort", BigInteger, nullable=False),
     Column("modified", Text, nullable=False),
     Column("url", Text),
     Column("parent_id", Text, ForeignKey("reminders.id", ondelete="SET NULL")),

@@ -45,12 +45,12 @@ def upgrade() -> None:
         ),
         sa.Column("is_flagged", sa.Boolean, nullable=False),
         # Dates are kept twice: the exact wire text (what JMESPath compares) and an instant
-        # in epoch seconds (what chronological orders and ranges use).
+        # since the epoch (what chronological orders and ranges use).
         sa.Column("due", sa.Text),
         sa.Column("due_sort", sa.Float),
         sa.Column("completion", sa.Text),
         sa.Column("created", sa.Text, nullable=False),
-        sa.Column("created_sort", sa.Float, nullable=False),
+        sa.Column("created_sort", sa.BigInteger, nullable=False),  # microseconds, exact
         sa.Column("modified", sa.Text, nullable=False),
         sa.Column("url", sa.Text),
         sa.Column("parent_id", sa.Text, sa.ForeignKey("reminders.id", ondelete="SET NULL")),
