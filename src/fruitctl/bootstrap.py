@@ -11,6 +11,7 @@ from typing import Any
 from fruitctl import config as config_module
 from fruitctl.config import Config, ConfigError
 from fruitctl.ports import RemindersBackend
+from fruitctl.services.demo import DemoService
 from fruitctl.services.reminders import RemindersService
 
 
@@ -18,6 +19,7 @@ from fruitctl.services.reminders import RemindersService
 class App:
     config: Config
     reminders: RemindersService
+    demo: DemoService
 
 
 def build(config: Config | None = None) -> App:
@@ -26,7 +28,7 @@ def build(config: Config | None = None) -> App:
     service = RemindersService(
         backend, notes_preview_chars=config.settings.reminders.notes_preview_chars
     )
-    return App(config=config, reminders=service)
+    return App(config=config, reminders=service, demo=DemoService(backend))
 
 
 def load_reminders_backend(config: Config) -> RemindersBackend:

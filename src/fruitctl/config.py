@@ -12,6 +12,7 @@ whose message names the file and the key, never a traceback.
 from __future__ import annotations
 
 import os
+import sys
 import tomllib
 from collections.abc import Mapping
 from dataclasses import dataclass
@@ -47,7 +48,7 @@ class Paths:
         else:
             config = Path(platformdirs.user_config_dir(APP))
             data = Path(platformdirs.user_data_dir(APP))
-            run = Path(platformdirs.user_runtime_dir(APP))
+            run = _runtime_dir(env, data)
             logs = Path(platformdirs.user_log_dir(APP))
         return cls(
             config_file=config / "config.toml",
@@ -57,6 +58,14 @@ class Paths:
             run_dir=run,
             log_dir=logs,
         )
+
+
+def _runtime_dir(env: Mapping[str, str], data: Path) -> Path:
+    # Without XDG_RUNTIME_DIR (servers, containers) platformdirs falls back to a directory in the
+    # shared /tmp; the socket and lock belong somewhere only this user can write: the data dir.
+    if sys.platform.startswith("linux") and not env.get("XDG_RUNTIME_DIR"):
+        return data / "run"
+    return Path(platformdirs.user_runtime_dir(APP))
 
 
 class Section(BaseModel):

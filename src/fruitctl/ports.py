@@ -72,8 +72,9 @@ class RemindersBackend(Protocol):
 
     def permission_status(self) -> PermissionStatus: ...
 
-    def lists(self) -> list[ReminderList]:
-        """Every list, the default one first, each with its count of incomplete reminders."""
+    def lists(self, *, with_counts: bool = True) -> list[ReminderList]:
+        """Every list, the default one first; ``count`` (incomplete reminders) only when asked,
+        since resolving a list name must not cost a scan of the store."""
         ...
 
     def create_list(self, name: str) -> ReminderList: ...

@@ -88,7 +88,7 @@ class RemindersService:
     def create_reminders(self, args: Args) -> Any:
         request = parse(inputs.CreateReminders, args, "create")
         drafts = [self._draft(item) for item in request.reminders]  # all valid, or nothing
-        lists = self.backend.lists()
+        lists = self.backend.lists(with_counts=False)
         ready: list[tuple[int, NewReminder]] = []
         failed: list[dict[str, Any]] = []
         for index, (item, draft) in enumerate(zip(request.reminders, drafts, strict=True)):
@@ -105,7 +105,7 @@ class RemindersService:
     def update_reminders(self, args: Args) -> Any:
         request = parse(inputs.UpdateReminders, args, "update")
         changes = [self._changes(item) for item in request.reminders]  # all valid, or nothing
-        lists = self.backend.lists()
+        lists = self.backend.lists(with_counts=False)
         updated: list[dict[str, Any]] = []
         failed: list[dict[str, Any]] = []
         for item, change in zip(request.reminders, changes, strict=True):
@@ -130,7 +130,7 @@ class RemindersService:
     # -- list selection ------------------------------------------------------------------------
 
     def _scope_lists(self, selector: ListSelector | None) -> tuple[str, ...] | None:
-        lists = self.backend.lists()
+        lists = self.backend.lists(with_counts=False)
         if selector is None:
             return (_default(lists).id,)
         chosen = [selector.id is not None, selector.name is not None, selector.all is True]

@@ -87,7 +87,7 @@ def search(conn: Connection, scope: list[ColumnElement[bool]], query: Query, lim
         plan, remainder = Plan(where=tuple(scope)), query.ast  # let jmespath raise its own error
     if remainder is None:
         plan = replace(plan, limit=limit if plan.limit is None else min(plan.limit, limit))
-    data = [r.to_wire() for r in _fetch(conn, plan)]
+    data = _fetch(conn, plan)
     if remainder is None:
         return data
     result = evaluate(remainder, data, query.text)
@@ -336,7 +336,7 @@ def _raises(conn: Connection, plan: Plan) -> bool:
     return conn.execute(test).first() is not None
 
 
-def _fetch(conn: Connection, plan: Plan) -> list[Any]:
+def _fetch(conn: Connection, plan: Plan) -> list[dict[str, Any]]:
     statement = (
         rows.base_select()
         .where(*plan.where)
@@ -345,4 +345,4 @@ def _fetch(conn: Connection, plan: Plan) -> list[Any]:
     )
     if plan.limit is not None:
         statement = statement.limit(plan.limit)
-    return rows.to_reminders(conn, conn.execute(statement).all())
+    return rows.to_wire(conn, conn.execute(statement).all())

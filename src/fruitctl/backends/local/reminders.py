@@ -55,21 +55,26 @@ class LocalReminders:
     def permission_status(self) -> PermissionStatus:
         return "authorized"
 
-    def lists(self) -> list[ReminderList]:
-        open_counts = (
-            select(reminders.c.list_id, func.count().label("n"))
-            .where(reminders.c.is_completed == false())
-            .group_by(reminders.c.list_id)
-            .subquery()
+    def lists(self, *, with_counts: bool = True) -> list[ReminderList]:
+        # A correlated count per list walks the (list_id, is_completed, ...) index; a GROUP BY
+        # over the whole table would scan every open reminder.
+        open_count = (
+            select(func.count())
+            .where(reminders.c.list_id == lists.c.id, reminders.c.is_completed == false())
+            .scalar_subquery()
         )
-        query = (
-            select(lists.c.id, lists.c.name, lists.c.is_default, open_counts.c.n)
-            .outerjoin(open_counts, open_counts.c.list_id == lists.c.id)
-            .order_by(lists.c.is_default.desc(), lists.c.position, lists.c.name)
-        )
+        columns = [
+            lists.c.id,
+            lists.c.name,
+            lists.c.is_default,
+            *([open_count] if with_counts else []),
+        ]
+        query = select(*columns).order_by(lists.c.is_default.desc(), lists.c.position, lists.c.name)
         with self._engine.connect() as conn:
             return [
-                ReminderList(id=r.id, name=r.name, isDefault=bool(r.is_default), count=r.n or 0)
+                ReminderList(
+                    id=r[0], name=r[1], isDefault=bool(r[2]), count=r[3] if with_counts else None
+                )
                 for r in conn.execute(query)
             ]
 
@@ -134,8 +139,7 @@ class LocalReminders:
                     for i, (rid, item) in enumerate(zip(ids, items, strict=True))
                 ],
             )
-            for rid, item in zip(ids, items, strict=True):
-                rows.store_tags(conn, rid, item.tags)
+            rows.add_tags(conn, {rid: item.tags for rid, item in zip(ids, items, strict=True)})
             found = {r.id: r for r in self._read(conn, ids)}
         return [found[rid] for rid in ids]
 

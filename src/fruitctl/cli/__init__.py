@@ -1,0 +1,1 @@
+"""The command-line front door: parse arguments, call a service, render text or JSON."""

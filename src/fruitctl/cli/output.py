@@ -1,0 +1,102 @@
+"""How the CLI speaks: results as aligned text or exact JSON, errors as one line and an exit code.
+
+Exit codes (stable, for scripts): 0 ok; 1 some items of a batch failed; 2 invalid input;
+3 not found; 4 conflict; 5 not allowed; 6 approval required; 7 rate limited; 8 timed out;
+9 backend unavailable; 70 internal error; 78 configuration error.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from typing import Any, NoReturn
+
+import typer
+from rich.console import Console
+
+from fruitctl.config import ConfigError
+from fruitctl.domain.errors import FruitctlError
+
+EXIT_CODES: dict[str, int] = {
+    "invalid_params": 2,
+    "parse_error": 2,
+    "invalid_request": 2,
+    "not_found": 3,
+    "proposal_not_found": 3,
+    "conflict": 4,
+    "permission_denied": 5,
+    "list_not_allowed": 5,
+    "calendar_not_allowed": 5,
+    "mode_forbidden": 5,
+    "approval_required": 6,
+    "rate_limited": 7,
+    "timeout": 8,
+    "backend_unavailable": 9,
+    "internal_error": 70,
+}
+PARTIAL_FAILURE = 1
+CONFIG_ERROR = 78
+
+# Piped output is read by scripts and logs: do not wrap it at 80 columns.
+out = Console(highlight=False, soft_wrap=False, width=None if sys.stdout.isatty() else 200)
+err = Console(stderr=True, highlight=False, soft_wrap=True)
+
+
+def emit_json(data: Any) -> None:
+    sys.stdout.write(json.dumps(data, indent=2, ensure_ascii=False) + "\n")
+
+
+def fail(
+    code: str, message: str, *, as_json: bool, details: dict[str, Any] | None = None
+) -> NoReturn:
+    if as_json:
+        body: dict[str, Any] = {"code": code, "message": message}
+        if details:
+            body["details"] = details
+        emit_json({"error": body})
+    else:
+        err.print(f"[bold red]error:[/] {_escape(message)}")
+    raise typer.Exit(EXIT_CODES.get(code, 1))
+
+
+@contextmanager
+def reporting(as_json: bool) -> Iterator[None]:
+    """Turn every failure inside into one line (or one JSON object) and the right exit code."""
+    try:
+        yield
+    except FruitctlError as exc:
+        fail(exc.code, exc.message, as_json=as_json, details=exc.details or None)
+    except ConfigError as exc:
+        if as_json:
+            emit_json({"error": {"code": "config_error", "message": str(exc)}})
+        else:
+            err.print(f"[bold red]config error:[/] {_escape(str(exc))}")
+        raise typer.Exit(CONFIG_ERROR) from None
+
+
+def run(as_json: bool, call: Callable[[], Any], show: Callable[[Any], None]) -> Any:
+    """Call the service and print its result, exact JSON with ``--json``, ``show`` otherwise."""
+    with reporting(as_json):
+        result = call()
+    if as_json:
+        emit_json(result)
+    else:
+        show(result)
+    return result
+
+
+def report_failures(failed: list[dict[str, Any]], as_json: bool) -> None:
+    """After a batch printed what worked: list what did not on stderr and exit 1."""
+    if not failed:
+        return
+    if not as_json:
+        for item in failed:
+            where = item.get("id", f"item {item.get('index')}")
+            err.print(f"[bold red]failed:[/] {_escape(str(where))}: {_escape(item['error'])}")
+    raise typer.Exit(PARTIAL_FAILURE)
+
+
+def _escape(text: str) -> str:
+    return text.replace("[", "\\[")

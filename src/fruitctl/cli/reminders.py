@@ -1,0 +1,216 @@
+"""``fruitctl reminders …``: seed 002's operations and seed 000's open view for a person."""
+
+from __future__ import annotations
+
+from enum import StrEnum
+from typing import Annotated, Any
+
+import typer
+
+from fruitctl.cli import render
+from fruitctl.cli.app import JsonOption, services
+from fruitctl.cli.output import emit_json, fail, out, report_failures, reporting, run
+from fruitctl.domain.errors import InvalidParams
+
+reminders_app = typer.Typer(
+    help="Query, add, edit, complete and delete reminders.", no_args_is_help=True
+)
+
+
+class Status(StrEnum):
+    incomplete = "incomplete"
+    completed = "completed"
+    all = "all"
+
+
+class Sort(StrEnum):
+    newest = "newest"
+    oldest = "oldest"
+    priority = "priority"
+    dueDate = "dueDate"
+
+
+class Priority(StrEnum):
+    none = "none"
+    low = "low"
+    medium = "medium"
+    high = "high"
+
+
+class Flag(StrEnum):
+    true = "true"
+    false = "false"
+
+
+Ids = Annotated[list[str], typer.Argument(help="Reminder IDs.", show_default=False)]
+ListName = Annotated[str | None, typer.Option("--list", help="List name (case-insensitive).")]
+
+
+@reminders_app.command("list")
+def list_command(
+    list_name: ListName = None,
+    list_id: Annotated[str | None, typer.Option("--list-id", help="Exact list ID.")] = None,
+    all_lists: Annotated[bool, typer.Option("--all", help="Search every list.")] = False,
+    status: Annotated[Status, typer.Option(help="Completion status.")] = Status.incomplete,
+    sort: Annotated[Sort, typer.Option(help="Order (ignored with --query).")] = Sort.newest,
+    query: Annotated[
+        str | None, typer.Option(help='JMESPath filter/projection, e.g. "[?priority == `1`]".')
+    ] = None,
+    limit: Annotated[int, typer.Option(help="Maximum results (1-200).")] = 50,
+    as_json: JsonOption = False,
+) -> None:
+    """List reminders: the default list's open ones, newest first, unless told otherwise."""
+    selector = {
+        key: value
+        for key, value in (("name", list_name), ("id", list_id), ("all", all_lists or None))
+        if value is not None
+    }
+    args: dict[str, Any] = {"status": status.value, "sortBy": sort.value, "limit": limit}
+    if selector:
+        args["list"] = selector
+    if query is not None:
+        args["query"] = query
+    run(as_json, lambda: services(as_json).reminders.query_reminders(args), render.show_reminders)
+
+
+@reminders_app.command("get")
+def get_command(
+    reminder_id: Annotated[str, typer.Argument(help="Reminder ID.")], as_json: JsonOption = False
+) -> None:
+    """Show one reminder with all its fields."""
+    run(
+        as_json,
+        lambda: services(as_json).reminders.get_reminder({"id": reminder_id}),
+        render.show_reminder,
+    )
+
+
+@reminders_app.command("add")
+def add_command(
+    title: Annotated[str, typer.Option(help="Title.", show_default=False)],
+    list_name: ListName = None,
+    due: Annotated[
+        str | None, typer.Option(help="Due date: 2026-02-24, or 2026-02-24T18:00[+01:00].")
+    ] = None,
+    priority: Annotated[Priority | None, typer.Option(help="Priority.")] = None,
+    notes: Annotated[str | None, typer.Option(help="Notes.")] = None,
+    tag: Annotated[list[str] | None, typer.Option(help="A tag; repeat for more.")] = None,
+    flagged: Annotated[bool, typer.Option("--flagged", help="Flag it.")] = False,
+    url: Annotated[str | None, typer.Option(help="A link to keep with it.")] = None,
+    as_json: JsonOption = False,
+) -> None:
+    """Add a reminder (to the default list unless --list is given)."""
+    item: dict[str, Any] = {"title": title, "flagged": flagged}
+    optional = {"notes": notes, "dueDate": due, "url": url, "tags": tag}
+    item.update({key: value for key, value in optional.items() if value is not None})
+    if priority is not None:
+        item["priority"] = priority.value
+    if list_name is not None:
+        item["list"] = {"name": list_name}
+    _write(as_json, "create_reminders", {"reminders": [item]}, "created", "Added")
+
+
+@reminders_app.command("edit")
+def edit_command(
+    reminder_id: Annotated[str, typer.Argument(help="Reminder ID.")],
+    title: Annotated[str | None, typer.Option(help="New title.")] = None,
+    list_name: Annotated[str | None, typer.Option("--list", help="Move to this list.")] = None,
+    due: Annotated[str | None, typer.Option(help="New due date.")] = None,
+    clear_due: Annotated[bool, typer.Option("--clear-due", help="Remove the due date.")] = False,
+    priority: Annotated[Priority | None, typer.Option(help="New priority.")] = None,
+    notes: Annotated[str | None, typer.Option(help="New notes.")] = None,
+    clear_notes: Annotated[bool, typer.Option("--clear-notes", help="Remove the notes.")] = False,
+    tag: Annotated[list[str] | None, typer.Option(help="Replace the tags; repeat.")] = None,
+    clear_tags: Annotated[bool, typer.Option("--clear-tags", help="Remove all tags.")] = False,
+    flagged: Annotated[Flag | None, typer.Option(help="Flag (true) or unflag (false).")] = None,
+    url: Annotated[str | None, typer.Option(help="New link.")] = None,
+    as_json: JsonOption = False,
+) -> None:
+    """Change some fields of a reminder; the others stay as they are."""
+    change: dict[str, Any] = {
+        key: value
+        for key, value in {"title": title, "dueDate": due, "notes": notes, "url": url}.items()
+        if value is not None
+    }
+    for flag, key, cleared in (
+        (clear_due, "dueDate", None),
+        (clear_notes, "notes", None),
+        (clear_tags, "tags", []),
+    ):
+        if flag:
+            change[key] = cleared
+    if tag:
+        change["tags"] = tag
+    if priority is not None:
+        change["priority"] = priority.value
+    if flagged is not None:
+        change["flagged"] = flagged is Flag.true
+    if list_name is not None:
+        change["list"] = {"name": list_name}
+    if not change:
+        with reporting(as_json):
+            raise InvalidParams("Nothing to change: give at least one option (see --help).")
+    _write(
+        as_json,
+        "update_reminders",
+        {"reminders": [{"id": reminder_id, **change}]},
+        "updated",
+        "Updated",
+    )
+
+
+@reminders_app.command("complete")
+def complete_command(ids: Ids, as_json: JsonOption = False) -> None:
+    """Mark reminders completed (now)."""
+    items = [{"id": i, "completed": True} for i in ids]
+    _write(as_json, "update_reminders", {"reminders": items}, "updated", "Completed")
+
+
+@reminders_app.command("uncomplete")
+def uncomplete_command(ids: Ids, as_json: JsonOption = False) -> None:
+    """Mark reminders not completed again."""
+    items = [{"id": i, "completed": False} for i in ids]
+    _write(as_json, "update_reminders", {"reminders": items}, "updated", "Reopened")
+
+
+@reminders_app.command("delete")
+def delete_command(ids: Ids, as_json: JsonOption = False) -> None:
+    """Delete reminders permanently."""
+    with reporting(as_json):
+        result = services(as_json).reminders.delete_reminders({"ids": ids})
+    if as_json:
+        emit_json(result)
+    elif result["deleted"]:
+        count = len(result["deleted"])
+        out.print(f"Deleted {count} reminder{'s' if count != 1 else ''}.")
+    report_failures(result["failed"], as_json)
+
+
+@reminders_app.command("open")
+def open_command(
+    limit: Annotated[int, typer.Option(help="Maximum items (1-1000).")] = 200,
+    include_no_due_date: Annotated[
+        Flag, typer.Option(help="Include reminders without a due date.")
+    ] = Flag.true,
+    as_json: JsonOption = False,
+) -> None:
+    """Open reminders across all lists: soonest due first, flagged first, then by title."""
+    args = {"limit": limit, "includeNoDueDate": include_no_due_date is Flag.true}
+    run(as_json, lambda: services(as_json).reminders.open_reminders(args), render.show_open)
+
+
+def _write(as_json: bool, operation: str, args: dict[str, Any], key: str, verb: str) -> None:
+    """Run a batch write; print what worked, then what failed (exit 1 if anything did)."""
+    with reporting(as_json):
+        result = getattr(services(as_json).reminders, operation)(args)
+    done, failed = (result[key], result["failed"]) if isinstance(result, dict) else (result, [])
+    if failed and len(args["reminders"]) == 1:
+        # One item asked for, one item failed: that is the command's error. (Batches only
+        # ever fail an item for something missing: an unknown list or reminder.)
+        fail("not_found", failed[0]["error"], as_json=as_json)
+    if as_json:
+        emit_json(result)
+    elif done:
+        out.print(f"{verb}:")
+        render.show_reminders(done)
+    report_failures(failed, as_json)

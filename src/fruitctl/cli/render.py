@@ -1,0 +1,115 @@
+"""Human views: aligned tables of lists and reminders, dates shown in the local zone."""
+
+from __future__ import annotations
+
+import json
+from datetime import date, datetime
+from typing import Any
+
+from rich.table import Table
+from rich.text import Text
+
+from fruitctl.cli.output import out
+from fruitctl.domain.dates import now, parse_date_or_datetime
+from fruitctl.domain.reminders import priority_name
+
+PRIORITY_MARKS = {"high": "!!!", "medium": "!!", "low": "!", "none": ""}
+
+
+def show_lists(lists: list[dict[str, Any]]) -> None:
+    table = Table(box=None, pad_edge=False, header_style="bold")
+    for column in ("NAME", "OPEN", "ID"):
+        table.add_column(column, justify="right" if column == "OPEN" else "left")
+    for lst in lists:
+        name = Text(lst["name"]) + (Text(" (default)", style="dim") if lst["isDefault"] else "")
+        table.add_row(name, str(lst.get("count") or 0), Text(lst["id"], style="dim"))
+    out.print(table)
+
+
+def show_reminders(items: Any) -> None:
+    """A table when the result is reminders; other JMESPath results as JSON."""
+    if not isinstance(items, list) or not all(_is_reminder(i) for i in items):
+        out.print_json(json.dumps(items, ensure_ascii=False))
+        return
+    if not items:
+        out.print("[dim]No reminders.[/]")
+        return
+    table = Table(box=None, pad_edge=False, header_style="bold")
+    for column in ("", "TITLE", "LIST", "DUE", "TAGS", "ID"):
+        table.add_column(column)
+    for r in items:
+        table.add_row(
+            "✓" if r.get("isCompleted") else "○",
+            _title(r["title"], r.get("priority", 0), r.get("isFlagged", False)),
+            r.get("listName", ""),
+            due_text(r.get("dueDate") or r.get("dueAt"), done=r.get("isCompleted", False)),
+            " ".join(r.get("tags") or []),
+            Text(r["id"], style="dim"),
+        )
+    out.print(table)
+
+
+def show_reminder(r: dict[str, Any]) -> None:
+    rows = [
+        ("Title", _title(r["title"], r["priority"], r["isFlagged"])),
+        ("List", Text(r["listName"])),
+        ("Status", Text("completed " + _when(r["completionDate"]) if r["isCompleted"] else "open")),
+        ("Due", due_text(r["dueDate"], done=r["isCompleted"])),
+        ("Priority", Text(priority_name(r["priority"]))),
+        ("Tags", Text(" ".join(r["tags"]) or "-")),
+        ("URL", Text(r["url"] or "-")),
+        ("Notes", Text(r["notes"] or "-")),
+        ("Created", Text(_when(r["creationDate"]))),
+        ("Modified", Text(_when(r["modificationDate"]))),
+        ("ID", Text(r["id"], style="dim")),
+    ]
+    table = Table(box=None, show_header=False, pad_edge=False)
+    table.add_column(style="bold")
+    table.add_column()
+    for label, value in rows:
+        table.add_row(label, value)
+    out.print(table)
+
+
+def show_open(result: dict[str, Any]) -> None:
+    show_reminders(result["items"])
+    out.print(f"[dim]{result['count']} open[/]")
+
+
+def due_text(value: str | None, *, done: bool = False) -> Text:
+    if not value:
+        return Text("")
+    due = parse_date_or_datetime(value)
+    overdue = not done and _before_now(due)
+    return Text(_when(value), style="bold red" if overdue else "")
+
+
+def _when(value: str | None) -> str:
+    """``2026-02-24`` stays a date; a time is shown in the local zone, minutes precision."""
+    if not value:
+        return ""
+    parsed = parse_date_or_datetime(value)
+    if isinstance(parsed, datetime):
+        return parsed.astimezone().strftime("%Y-%m-%d %H:%M")
+    return parsed.isoformat()
+
+
+def _before_now(due: date | datetime) -> bool:
+    current = now()
+    if isinstance(due, datetime):
+        return due < current
+    return due < current.date()
+
+
+def _title(title: str, priority: int, flagged: bool) -> Text:
+    text = Text(title)
+    mark = PRIORITY_MARKS[priority_name(priority)]
+    if mark:
+        text.append(f" {mark}", style="yellow")
+    if flagged:
+        text.append(" ⚑", style="bold orange3")
+    return text
+
+
+def _is_reminder(item: Any) -> bool:
+    return isinstance(item, dict) and {"id", "title", "listName"} <= item.keys()

@@ -1,0 +1,300 @@
+"""The CLI as a person and a script use it: text by default, exact JSON with --json, one-line
+errors with stable exit codes, and nothing changed by bad input."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+from typer.testing import CliRunner
+
+from fruitctl import bootstrap
+from fruitctl.cli.app import app
+
+runner = CliRunner()
+
+
+def cli(*args: str) -> Any:
+    return runner.invoke(app, list(args))
+
+
+def cli_json(*args: str) -> Any:
+    result = cli(*args, "--json")
+    assert result.exit_code == 0, result.output
+    return json.loads(result.stdout)
+
+
+def add(title: str, *extra: str) -> dict[str, Any]:
+    created = cli_json("reminders", "add", "--title", title, *extra)
+    assert len(created) == 1
+    return created[0]
+
+
+def store_snapshot() -> list[dict[str, Any]]:
+    return bootstrap.build().reminders.query_reminders(
+        {"list": {"all": True}, "status": "all", "limit": 200}
+    )
+
+
+@pytest.mark.parametrize(
+    "command",
+    [
+        [],
+        ["lists"],
+        ["demo"],
+        ["reminders"],
+        *[
+            ["reminders", sub]
+            for sub in ("list", "get", "add", "edit", "complete", "uncomplete", "delete", "open")
+        ],
+    ],
+)
+def test_every_command_has_help(command: list[str]) -> None:
+    result = cli(*command, "--help")
+    assert result.exit_code == 0
+    assert "Usage:" in result.stdout
+
+
+def test_version() -> None:
+    result = cli("--version")
+    assert result.exit_code == 0
+    assert result.stdout.startswith("fruitctl ")
+
+
+def test_a_new_store_has_the_default_list(home: Path) -> None:
+    result = cli("lists")
+    assert result.exit_code == 0
+    assert "Reminders (default)" in result.stdout
+    assert (home / "local.db").exists()
+    lists = cli_json("lists")
+    assert [(lst["name"], lst["isDefault"], lst["count"]) for lst in lists] == [
+        ("Reminders", True, 0)
+    ]
+
+
+def test_demo_fills_an_empty_store_once() -> None:
+    first = cli("demo")
+    assert first.exit_code == 0 and "Added" in first.stdout
+    names = [lst["name"] for lst in cli_json("lists")]
+    assert names == ["Reminders", "Inbox", "Work", "Personal", "Errands"]
+    before = store_snapshot()
+    assert cli_json("demo") == {
+        "seeded": False,
+        "reason": "the store already holds reminders",
+        "created": 0,
+    }
+    assert store_snapshot() == before
+
+
+def test_demo_has_the_gtd_shapes() -> None:
+    cli("demo")
+    items = cli_json("reminders", "open")["items"]
+    tags = {tag for item in items for tag in item["tags"]}
+    assert {"@calls", "@errands", "next", "waiting"} <= tags
+    assert any(item["isFlagged"] for item in items)
+    dues = [item["dueAt"] for item in items if item["dueAt"]]
+    assert any(len(due) == 10 for due in dues)  # date-only
+    assert any(due.endswith("+01:00") for due in dues)  # timed, Europe/Rome offset
+    done = cli_json("reminders", "list", "--all", "--status", "completed")
+    assert done, "the demo includes completed reminders"
+
+
+def test_add_with_every_option_then_get() -> None:
+    cli("demo")
+    added = add(
+        "Call the bank",
+        "--list",
+        "work",
+        "--due",
+        "2026-03-02T09:30",
+        "--priority",
+        "high",
+        "--notes",
+        "about the mortgage",
+        "--tag",
+        "@calls",
+        "--tag",
+        "next",
+        "--flagged",
+        "--url",
+        "https://bank.example",
+    )
+    got = cli_json("reminders", "get", added["id"])
+    assert got == added
+    assert (got["listName"], got["dueDate"], got["priority"]) == (
+        "Work",
+        "2026-03-02T09:30:00+01:00",
+        1,
+    )
+    assert (got["tags"], got["isFlagged"], got["url"]) == (
+        ["@calls", "next"],
+        True,
+        "https://bank.example",
+    )
+    text = cli("reminders", "get", added["id"])
+    assert text.exit_code == 0
+    assert "Call the bank !!! ⚑" in text.stdout and "2026-03-02 09:30" in text.stdout
+
+
+def test_a_date_only_due_stays_a_date() -> None:
+    added = add("Pay rent", "--due", "2026-03-01")
+    assert added["dueDate"] == "2026-03-01"
+
+
+def test_list_json_is_the_exact_service_result() -> None:
+    cli("demo")
+    for options in (
+        [],
+        ["--list", "Work", "--sort", "priority"],
+        ["--all", "--status", "all", "--limit", "5"],
+        ["--all", "--sort", "dueDate"],
+        ["--list-id", cli_json("lists")[2]["id"]],
+        ["--all", "--query", "[?contains(tags, 'next')].title"],
+    ):
+        shown = cli_json("reminders", "list", *options)
+        args: dict[str, Any] = {}
+        if "--list" in options:
+            args["list"] = {"name": "Work"}
+        if "--list-id" in options:
+            args["list"] = {"id": options[1]}
+        if "--all" in options:
+            args["list"] = {"all": True}
+        for flag, key in (("--status", "status"), ("--sort", "sortBy"), ("--query", "query")):
+            if flag in options:
+                args[key] = options[options.index(flag) + 1]
+        if "--limit" in options:
+            args["limit"] = int(options[options.index("--limit") + 1])
+        assert shown == bootstrap.build().reminders.query_reminders(args), options
+
+
+def test_list_text_is_an_aligned_table() -> None:
+    add("First thing")
+    add("Second thing", "--due", "2020-01-01")
+    result = cli("reminders", "list")
+    assert result.exit_code == 0
+    lines = result.stdout.splitlines()
+    assert lines[0].split() == ["TITLE", "LIST", "DUE", "TAGS", "ID"]
+    assert "Second thing" in lines[1] and "First thing" in lines[2]  # newest first
+    assert lines[1].index("Reminders") == lines[2].index("Reminders")  # aligned columns
+
+
+def test_projection_results_are_shown_as_json() -> None:
+    add("Alpha")
+    result = cli("reminders", "list", "--query", "[*].title")
+    assert result.exit_code == 0
+    assert json.loads(result.stdout) == ["Alpha"]
+
+
+def test_edit_changes_only_what_is_given() -> None:
+    before = add("Old title", "--due", "2026-03-01", "--notes", "keep me", "--tag", "x")
+    after = cli_json("reminders", "edit", before["id"], "--title", "New title", "--clear-due")
+    assert after[0]["title"] == "New title"
+    assert after[0]["dueDate"] is None
+    assert (after[0]["notes"], after[0]["tags"]) == ("keep me", ["x"])
+    flagged = cli_json("reminders", "edit", before["id"], "--flagged", "true", "--clear-tags")
+    assert (flagged[0]["isFlagged"], flagged[0]["tags"]) == (True, [])
+
+
+def test_edit_without_changes_is_an_error() -> None:
+    item = add("Anything")
+    result = cli("reminders", "edit", item["id"])
+    assert result.exit_code == 2
+    assert "Nothing to change" in result.stderr
+
+
+def test_complete_uncomplete_and_partial_failure() -> None:
+    a, b = add("a"), add("b")
+    done = cli("reminders", "complete", a["id"], b["id"], "missing-id")
+    assert done.exit_code == 1
+    assert "Completed:" in done.stdout
+    assert "failed: missing-id: No reminder found with ID: 'missing-id'." in done.stderr
+    assert cli_json("reminders", "list") == []
+    again = cli_json("reminders", "uncomplete", a["id"])
+    assert again[0]["isCompleted"] is False and again[0]["completionDate"] is None
+
+
+def test_delete_reports_what_it_deleted_and_what_failed() -> None:
+    a = add("a")
+    result = cli("reminders", "delete", a["id"], "nope", "--json")
+    assert result.exit_code == 1
+    assert json.loads(result.stdout) == {
+        "deleted": [a["id"]],
+        "failed": [{"id": "nope", "error": "No reminder found with ID: 'nope'."}],
+    }
+    assert cli_json("reminders", "list") == []
+
+
+def test_open_view_and_its_options() -> None:
+    add("dated", "--due", "2026-03-01")
+    add("undated")
+    everything = cli_json("reminders", "open")
+    assert [i["title"] for i in everything["items"]] == ["dated", "undated"]
+    dated = cli_json("reminders", "open", "--include-no-due-date", "false", "--limit", "1")
+    assert [i["title"] for i in dated["items"]] == ["dated"] and dated["count"] == 1
+    text = cli("reminders", "open")
+    assert "2 open" in text.stdout
+
+
+@pytest.mark.parametrize(
+    ("args", "code", "message"),
+    [
+        (
+            ["reminders", "list", "--list", "Nope"],
+            3,
+            "No list found with name: 'Nope'. Available lists: Reminders.",
+        ),
+        (
+            ["reminders", "list", "--list", "Reminders", "--all"],
+            2,
+            "List selector must specify exactly one of: 'id', 'name', or 'all'.",
+        ),
+        (
+            ["reminders", "list", "--query", "[?priority = `1`]"],
+            2,
+            "Hint: Use '==' for equality, not '='.",
+        ),
+        (["reminders", "list", "--limit", "500"], 2, "Invalid value for 'limit'"),
+        (["reminders", "get", "abc123"], 3, "No reminder found with ID: 'abc123'."),
+        (
+            ["reminders", "add", "--title", "x", "--due", "01-15-2024"],
+            2,
+            "Invalid date format: '01-15-2024'. Expected ISO 8601 format like",
+        ),
+        (["reminders", "add", "--title", "   "], 2, "'title' must not be empty."),
+    ],
+)
+def test_errors_are_one_line_with_an_exit_code(args: list[str], code: int, message: str) -> None:
+    result = cli(*args)
+    assert result.exit_code == code
+    assert result.stdout == ""
+    assert message in result.stderr
+    assert result.stderr.count("\n") == 1 and "Traceback" not in result.stderr
+    as_json = cli(*args, "--json")
+    assert as_json.exit_code == code
+    error = json.loads(as_json.stdout)["error"]
+    assert message in error["message"]
+    assert error["code"] in ("invalid_params", "not_found")
+
+
+def test_bad_input_changes_nothing() -> None:
+    add("existing")
+    before = store_snapshot()
+    assert cli("reminders", "add", "--title", "x", "--due", "tomorrow").exit_code == 2
+    assert cli("reminders", "add", "--title", "x", "--list", "Nope").exit_code == 3
+    assert cli("reminders", "edit", before[0]["id"], "--due", "soon").exit_code == 2
+    assert store_snapshot() == before
+
+
+def test_a_bad_config_file_names_the_key(home: Path) -> None:
+    home.mkdir(parents=True, exist_ok=True)
+    (home / "config.toml").write_text('[reminders]\nbackend = "local"\npreview = 3\n')
+    result = cli("lists")
+    assert result.exit_code == 78
+    assert "reminders.preview" in result.stderr and "unknown key" in result.stderr
+    assert "Traceback" not in result.stderr
+    (home / "config.toml").write_text("[reminders\n")
+    broken = cli("lists", "--json")
+    assert broken.exit_code == 78
+    assert "not valid TOML" in json.loads(broken.stdout)["error"]["message"]
