@@ -54,9 +54,7 @@ def _backdate(home: Path, ids_oldest_first: list[str]) -> None:
                 conn.execute(
                     update(reminders_table)
                     .where(reminders_table.c.id == rid)
-                    .values(
-                        created=text, created_sort=int(when.timestamp()) * 1_000_000, modified=text
-                    )
+                    .values(created=text, created_sort=int(when.timestamp()), modified=text)
                 )
     finally:
         engine.dispose()

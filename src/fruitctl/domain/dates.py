@@ -41,7 +41,7 @@ def parse_datetime(text: str) -> datetime:
         raise invalid_date(text) from exc
     if value.tzinfo is None:
         value = value.astimezone()
-    return _whole_minute_offset(value.replace(microsecond=0))
+    return value.replace(microsecond=0)
 
 
 def parse_date_or_datetime(text: str) -> DateOrDateTime:
@@ -58,13 +58,30 @@ def format_datetime(value: datetime) -> str:
     """``2026-02-24T18:00:00+01:00``: seconds precision and a numeric offset, even for UTC."""
     if value.tzinfo is None:
         value = value.astimezone()
-    return value.replace(microsecond=0).isoformat()
+    return _whole_minute_offset(value.replace(microsecond=0)).isoformat()
 
 
 def format_date_or_datetime(value: DateOrDateTime) -> str:
     if isinstance(value, datetime):
         return format_datetime(value)
     return value.isoformat()
+
+
+def canonical_datetime(value: datetime | str) -> str:
+    """The wire text of a date-time given as an object or any accepted ISO 8601 text."""
+    return format_datetime(value if isinstance(value, datetime) else parse_datetime(value))
+
+
+def canonical_due(value: DateOrDateTime | str) -> str:
+    """The wire text of a due date: a date stays ``YYYY-MM-DD``, a date-time gets its offset."""
+    if isinstance(value, str):
+        value = parse_date_or_datetime(value)
+    return format_date_or_datetime(value)
+
+
+def parse_wire(text: str) -> DateOrDateTime:
+    """A wire text we wrote ourselves back to an object (no validation: it is canonical)."""
+    return date.fromisoformat(text) if len(text) == 10 else datetime.fromisoformat(text)
 
 
 def instant(value: DateOrDateTime) -> float:

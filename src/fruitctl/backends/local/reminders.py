@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import secrets
+import threading
+import time
 from collections.abc import Sequence
 from datetime import datetime
 from typing import Any, cast
@@ -30,6 +32,21 @@ WRITE = {"fruitctl_write": True}  # see fruitctl.store.engine.WRITE_OPTION
 
 def new_id() -> str:
     return secrets.token_hex(8)
+
+
+_last_micros = 0
+_id_lock = threading.Lock()
+
+
+def reminder_ids(count: int) -> list[str]:
+    """IDs that sort in creation order: a strictly increasing microsecond clock (13 hex digits)
+    and 4 random hex digits against another process picking the same microsecond. So the
+    "newest first" tie-break on id is creation order, for every backend and the reference sort."""
+    global _last_micros
+    with _id_lock:
+        start = max(time.time_ns() // 1000, _last_micros + 1)
+        _last_micros = start + count - 1
+    return [f"{start + i:013x}{secrets.token_hex(2)}" for i in range(count)]
 
 
 def scope_filter(scope: ReminderScope) -> list[ColumnElement[bool]]:
@@ -128,16 +145,13 @@ class LocalReminders:
         return rows.to_reminders(conn, [row])[0]
 
     def create(self, items: Sequence[NewReminder]) -> list[Reminder]:
-        stamp = datetime.now().astimezone()
-        ids = [new_id() for _ in items]
+        stamp = now()
+        ids = reminder_ids(len(items))
         with self._writer.begin() as conn:
             self._require_lists(conn, {item.list_id for item in items})
             conn.execute(
                 reminders.insert(),
-                [
-                    self._new_row(rid, item, stamp, i)
-                    for i, (rid, item) in enumerate(zip(ids, items, strict=True))
-                ],
+                [self._new_row(rid, item, stamp) for rid, item in zip(ids, items, strict=True)],
             )
             rows.add_tags(conn, {rid: item.tags for rid, item in zip(ids, items, strict=True)})
             found = {r.id: r for r in self._read(conn, ids)}
@@ -193,7 +207,7 @@ class LocalReminders:
             raise NotFound(f"No list found with ID: '{missing[0]}'.")
 
     @staticmethod
-    def _new_row(reminder_id: str, item: NewReminder, stamp: datetime, i: int) -> dict[str, Any]:
+    def _new_row(reminder_id: str, item: NewReminder, stamp: datetime) -> dict[str, Any]:
         return {
             "id": reminder_id,
             "list_id": item.list_id,
@@ -206,5 +220,5 @@ class LocalReminders:
             "recurrence": item.recurrence,
             **rows.due_columns(item.due),
             **rows.completion_columns(item.completion),
-            **rows.created_columns(stamp, i),
+            **rows.created_columns(stamp),
         }

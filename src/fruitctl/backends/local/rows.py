@@ -3,10 +3,10 @@
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
-from datetime import UTC, date, datetime, timedelta
+from datetime import datetime
 from typing import Any
 
-from sqlalchemy import Connection, Select, case, select
+from sqlalchemy import Connection, Select, bindparam, case, select
 
 from fruitctl.backends.local.tables import lists, reminder_tags, reminders
 from fruitctl.domain.dates import (
@@ -17,82 +17,61 @@ from fruitctl.domain.dates import (
 )
 from fruitctl.domain.reminders import Reminder
 
-# Columns every reminder read selects, with its list's name joined in.
-READ_COLUMNS = (*reminders.c, lists.c.name.label("list_name"))
+# What a reminder read selects: exactly the wire fields, in wire order (tags come separately).
+_WIRE = (
+    ("id", reminders.c.id),
+    ("title", reminders.c.title),
+    ("notes", reminders.c.notes),
+    ("listId", reminders.c.list_id),
+    ("listName", lists.c.name),
+    ("isCompleted", reminders.c.is_completed),
+    ("priority", reminders.c.priority),
+    ("dueDate", reminders.c.due),
+    ("completionDate", reminders.c.completion),
+    ("creationDate", reminders.c.created),
+    ("modificationDate", reminders.c.modified),
+    ("isFlagged", reminders.c.is_flagged),
+    ("url", reminders.c.url),
+    ("parentId", reminders.c.parent_id),
+    ("recurrence", reminders.c.recurrence),
+)
+WIRE_KEYS = tuple(key for key, _ in _WIRE)
 CHUNK = 500
-EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
 
 
 def base_select() -> Select[Any]:
-    return select(*READ_COLUMNS).join_from(reminders, lists, reminders.c.list_id == lists.c.id)
-
-
-def to_reminders(conn: Connection, rows: Sequence[Any]) -> list[Reminder]:
-    tags = load_tags(conn, [row.id for row in rows])
-    return [to_reminder(row, tags.get(row.id, ())) for row in rows]
+    columns = [column for _, column in _WIRE]
+    return select(*columns).join_from(reminders, lists, reminders.c.list_id == lists.c.id)
 
 
 def to_wire(conn: Connection, rows: Sequence[Any]) -> list[dict[str, Any]]:
-    """Wire dicts straight from rows: the stored date texts already are the wire texts, so this
-    equals ``to_reminder(...).to_wire()`` (the pushdown property test holds it to that) at a
-    fraction of the cost."""
-    tags = load_tags(conn, [row.id for row in rows])
-    return [_wire(row, tags.get(row.id, ())) for row in rows]
+    """Wire dicts straight from rows: stored date texts already are wire texts."""
+    tags = load_tags(conn, [row[0] for row in rows])
+    wire = []
+    for row in rows:
+        item = dict(zip(WIRE_KEYS, row, strict=True))
+        item["tags"] = list(tags.get(row[0], ()))
+        wire.append(item)
+    return wire
 
 
-def _wire(row: Any, tags: tuple[str, ...]) -> dict[str, Any]:
-    return {
-        "id": row.id,
-        "title": row.title,
-        "notes": row.notes,
-        "listId": row.list_id,
-        "listName": row.list_name,
-        "isCompleted": bool(row.is_completed),
-        "priority": row.priority,
-        "dueDate": row.due,
-        "completionDate": row.completion,
-        "creationDate": row.created,
-        "modificationDate": row.modified,
-        "tags": list(tags),
-        "isFlagged": bool(row.is_flagged),
-        "url": row.url,
-        "parentId": row.parent_id,
-        "recurrence": row.recurrence,
-    }
+def to_reminders(conn: Connection, rows: Sequence[Any]) -> list[Reminder]:
+    # Rows hold canonical wire texts that we wrote: no need to validate them again.
+    return [Reminder.trusted(item) for item in to_wire(conn, rows)]
 
 
-def to_reminder(row: Any, tags: tuple[str, ...]) -> Reminder:
-    # Rows come from our own writes, already validated: construct without re-validating.
-    fields = _wire(row, ())
-    fields.update(
-        dueDate=_stored_due(row.due),
-        completionDate=_stored(row.completion),
-        creationDate=_from_micros(row.created_sort, datetime.fromisoformat(row.created)),
-        modificationDate=datetime.fromisoformat(row.modified),
-        tags=tags,
-    )
-    return Reminder.model_construct(**fields)
-
-
-def _stored(text: str | None) -> datetime | None:
-    return None if text is None else datetime.fromisoformat(text)
-
-
-def _stored_due(text: str | None) -> DateOrDateTime | None:
-    if text is None:
-        return None
-    return date.fromisoformat(text) if len(text) == 10 else datetime.fromisoformat(text)
+# Built once: an expanding IN parameter, so a page of ids costs no per-item SQL construction.
+_TAGS_OF = (
+    select(reminder_tags.c.reminder_id, reminder_tags.c.tag)
+    .where(reminder_tags.c.reminder_id.in_(bindparam("ids", expanding=True)))
+    .order_by(reminder_tags.c.reminder_id, reminder_tags.c.position)
+)
 
 
 def load_tags(conn: Connection, ids: Sequence[str]) -> dict[str, tuple[str, ...]]:
     found: dict[str, list[str]] = {}
     for start in range(0, len(ids), CHUNK):
-        query = (
-            select(reminder_tags.c.reminder_id, reminder_tags.c.tag)
-            .where(reminder_tags.c.reminder_id.in_(ids[start : start + CHUNK]))
-            .order_by(reminder_tags.c.reminder_id, reminder_tags.c.position)
-        )
-        for reminder_id, tag in conn.execute(query):
+        for reminder_id, tag in conn.execute(_TAGS_OF, {"ids": list(ids[start : start + CHUNK])}):
             found.setdefault(reminder_id, []).append(tag)
     return {key: tuple(value) for key, value in found.items()}
 
@@ -126,20 +105,9 @@ def completion_columns(completion: datetime | None) -> dict[str, Any]:
     return {"completion": format_datetime(completion), "is_completed": True}
 
 
-def created_columns(created: datetime, sequence: int = 0) -> dict[str, Any]:
-    """Creation instants keep microseconds (plus one per item of a batch), so "newest first"
-    follows creation order even within one second; the wire text shows whole seconds."""
-    micros = _micros(created) + sequence
-    text = format_datetime(_from_micros(micros, created))
-    return {"created": text, "created_sort": micros, "modified": text}
-
-
-def _micros(value: datetime) -> int:
-    return (value - EPOCH) // timedelta(microseconds=1)
-
-
-def _from_micros(micros: int, zone_of: datetime) -> datetime:
-    return (EPOCH + timedelta(microseconds=micros)).astimezone(zone_of.tzinfo)
+def created_columns(created: datetime) -> dict[str, Any]:
+    text = format_datetime(created)
+    return {"created": text, "created_sort": int(created.timestamp()), "modified": text}
 
 
 # Orders, mirroring domain.reminders.SORT_TERMS term by term.

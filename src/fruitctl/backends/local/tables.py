@@ -4,7 +4,6 @@
 from __future__ import annotations
 
 from sqlalchemy import (
-    BigInteger,
     Boolean,
     Column,
     Float,
@@ -41,7 +40,7 @@ reminders = Table(
     Column("due_sort", Float),
     Column("completion", Text),
     Column("created", Text, nullable=False),
-    Column("created_sort", BigInteger, nullable=False),
+    Column("created_sort", Integer, nullable=False),
     Column("modified", Text, nullable=False),
     Column("url", Text),
     Column("parent_id", Text, ForeignKey("reminders.id", ondelete="SET NULL")),

@@ -47,10 +47,10 @@ def upgrade() -> None:
         # Dates are kept twice: the exact wire text (what JMESPath compares) and an instant
         # since the epoch (what chronological orders and ranges use).
         sa.Column("due", sa.Text),
-        sa.Column("due_sort", sa.Float),
+        sa.Column("due_sort", sa.Float),  # seconds; a date counts as its local midnight
         sa.Column("completion", sa.Text),
         sa.Column("created", sa.Text, nullable=False),
-        sa.Column("created_sort", sa.BigInteger, nullable=False),  # microseconds, exact
+        sa.Column("created_sort", sa.Integer, nullable=False),
         sa.Column("modified", sa.Text, nullable=False),
         sa.Column("url", sa.Text),
         sa.Column("parent_id", sa.Text, sa.ForeignKey("reminders.id", ondelete="SET NULL")),
