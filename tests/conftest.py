@@ -6,11 +6,13 @@ confuses local time, UTC and offsets shows up.
 
 from __future__ import annotations
 
+import os
 import time
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+from hypothesis import settings
 
 from fruitctl.backends.local import LocalReminders
 from fruitctl.services.reminders import RemindersService
@@ -46,3 +48,9 @@ def local_backend(home: Path) -> Iterator[LocalReminders]:
 @pytest.fixture
 def service(local_backend: LocalReminders) -> RemindersService:
     return RemindersService(local_backend)
+
+
+# CI runs the property tests with a fixed seed, so a run is reproducible; locally they explore.
+settings.register_profile("ci", derandomize=True, database=None)
+if os.environ.get("CI"):
+    settings.load_profile("ci")
