@@ -278,20 +278,10 @@ def full(backend: RemindersBackend) -> Reminder:
     )
 
 
-UNTOUCHED = (
-    "id",
-    "title",
-    "notes",
-    "listId",
-    "listName",
-    "isCompleted",
-    "priority",
-    "dueDate",
-    "completionDate",
-    "creationDate",
-    "tags",
-    "isFlagged",
-    "url",
+UNTOUCHED = tuple(
+    field
+    for field in Reminder.model_fields
+    if field not in ("modificationDate", "parentId", "recurrence")
 )
 
 

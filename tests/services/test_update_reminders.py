@@ -10,6 +10,7 @@ import pytest
 
 from fruitctl.backends.local import LocalReminders
 from fruitctl.domain.errors import InvalidParams
+from fruitctl.domain.reminders import Reminder
 from fruitctl.services.reminders import RemindersService
 
 WIRE_DATETIME = re.compile(r"^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}[+-]\d{2}:\d{2}$")
@@ -24,20 +25,10 @@ FULL = {
     "url": "https://example.com",
 }
 # The fields an update must not touch unless asked to.
-KEPT = (
-    "id",
-    "title",
-    "notes",
-    "listId",
-    "listName",
-    "isCompleted",
-    "priority",
-    "dueDate",
-    "completionDate",
-    "creationDate",
-    "tags",
-    "isFlagged",
-    "url",
+KEPT = tuple(
+    field
+    for field in Reminder.model_fields
+    if field not in ("modificationDate", "parentId", "recurrence")
 )
 
 
