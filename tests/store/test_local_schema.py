@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import os
 import stat
+import threading
 from pathlib import Path
 
 import pytest
@@ -15,7 +16,7 @@ from fruitctl.backends.local import LocalReminders
 from fruitctl.backends.local.reminders import scope_filter
 from fruitctl.backends.local.rows import ORDERS, base_select
 from fruitctl.backends.local.tables import metadata
-from fruitctl.ports import ReminderScope
+from fruitctl.ports import NewReminder, ReminderQuery, ReminderScope
 from fruitctl.store import engine as store_engine
 from fruitctl.store import open_database
 
@@ -104,3 +105,37 @@ def test_hot_queries_walk_an_index_without_sorting(
     plan = _plan(engine, statement)
     assert f"USING INDEX {index}" in plan, plan
     assert "TEMP B-TREE" not in plan, plan
+
+
+def test_the_backend_writes_with_immediate_transactions(engine: Engine) -> None:
+    writer = LocalReminders(engine)._writer
+    assert writer.get_execution_options().get(store_engine.WRITE_OPTION) is True
+
+
+def test_concurrent_writers_neither_fail_nor_lose_updates(home: Path) -> None:
+    # Separate engines, as separate processes would have: read-modify-write transactions that
+    # took only a read lock would fail with "database is locked" on upgrade.
+    engines = [open_database(home / "local.db", "local") for _ in range(4)]
+    backends = [LocalReminders(e) for e in engines]
+    default = backends[0].lists(with_counts=False)[0].id
+    target = backends[0].create([NewReminder(list_id=default, title="shared")])[0]
+    errors: list[BaseException] = []
+
+    def work(backend: LocalReminders, n: int) -> None:
+        try:
+            for i in range(25):
+                backend.create([NewReminder(list_id=default, title=f"w{n}-{i}")])
+                backend.update(target.id, {"tags": (f"t{n}-{i}",), "priority": i % 10})
+        except BaseException as exc:
+            errors.append(exc)
+
+    threads = [threading.Thread(target=work, args=(b, n)) for n, b in enumerate(backends)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    assert errors == []
+    everything = backends[0].fetch(ReminderQuery(ReminderScope(None, "all")))
+    assert len(everything) == 1 + 4 * 25
+    for e in engines:
+        e.dispose()

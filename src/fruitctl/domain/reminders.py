@@ -33,8 +33,6 @@ Status = Literal["incomplete", "completed", "all"]
 SortOrder = Literal["newest", "oldest", "priority", "dueDate"]
 PriorityName = Literal["none", "low", "medium", "high"]
 
-STATUSES: tuple[Status, ...] = ("incomplete", "completed", "all")
-SORT_ORDERS: tuple[SortOrder, ...] = ("newest", "oldest", "priority", "dueDate")
 PRIORITY_VALUES: dict[str, int] = {"none": 0, "low": 9, "medium": 5, "high": 1}
 
 TITLE_MAX = 1_000

@@ -89,7 +89,7 @@ class RemindersService:
         request = parse(inputs.CreateReminders, args, "create")
         drafts = [self._draft(item) for item in request.reminders]  # all valid, or nothing
         lists = self.backend.lists(with_counts=False)
-        ready: list[tuple[int, NewReminder]] = []
+        ready: list[NewReminder] = []
         failed: list[dict[str, Any]] = []
         for index, (item, draft) in enumerate(zip(request.reminders, drafts, strict=True)):
             try:
@@ -97,8 +97,8 @@ class RemindersService:
             except NotFound as exc:
                 failed.append({"index": index, "error": exc.message})
                 continue
-            ready.append((index, NewReminder(list_id=target.id, **draft)))
-        created = self.backend.create([draft for _, draft in ready]) if ready else []
+            ready.append(NewReminder(list_id=target.id, **draft))
+        created = self.backend.create(ready) if ready else []
         wire = [r.to_wire() for r in created]
         return {"created": wire, "failed": failed} if failed else wire
 
