@@ -17,7 +17,7 @@ import tomllib
 from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
 
 import platformdirs
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
@@ -83,6 +83,16 @@ class RemindersConfig(Section):
     )
 
 
+class WebConfig(Section):
+    provider: Literal["duckduckgo", "searxng", "none"] = Field(
+        "duckduckgo", description="Where web_search asks: DuckDuckGo (ddgs) or a SearxNG server."
+    )
+    searxng_url: str = Field(
+        "", description="Base URL of a SearxNG instance with the JSON format enabled."
+    )
+    timeout_seconds: float = Field(10, gt=0, le=60, description="Per-search network timeout.")
+
+
 class Settings(BaseSettings):
     """Everything a user can configure."""
 
@@ -94,6 +104,7 @@ class Settings(BaseSettings):
     )
 
     reminders: RemindersConfig = Field(default_factory=RemindersConfig)
+    web: WebConfig = Field(default_factory=WebConfig)
 
     @classmethod
     def settings_customise_sources(

@@ -1,0 +1,249 @@
+"""governance.yaml (seed 001's format): per-tool rules over documented defaults.
+
+A user's file overrides tool by tool and key by key; what it does not mention keeps its default.
+Defaults, by category:
+
+    read_only     allowed in every mode
+    network       allowed in every mode but LOCKDOWN, 120 calls an hour
+    pim_write     approval in every mode but LOCKDOWN, where it is refused
+    system_write  allowed in NORMAL, approval in ALERT/DEGRADED/RECOVERY, refused in LOCKDOWN
+
+File tools read inside ``$HOME`` and ``$WORKSPACE``, write inside ``$WORKSPACE`` only, and never
+touch key material or fruitctl's own files. In path patterns ``$HOME``, ``$WORKSPACE`` (default
+``<data dir>/workspace``), ``$DATA`` and ``$CONFIG`` are expanded, in the file only - never in a
+tool's arguments.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import yaml
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
+
+from fruitctl.config import Paths
+from fruitctl.tools.model import MODES, Category, Mode, ToolDefinition
+
+ALL: list[Mode] = list(MODES)
+NOT_LOCKDOWN: list[Mode] = [m for m in MODES if m != "LOCKDOWN"]
+
+CATEGORY_DEFAULTS: dict[str, dict[str, Any]] = {
+    "read_only": {"allowed_in_modes": ALL},
+    "network": {
+        "allowed_in_modes": NOT_LOCKDOWN,
+        "forbidden_in_modes": ["LOCKDOWN"],
+        "rate_limit_per_hour": 120,
+    },
+    "pim_write": {"requires_approval_in_modes": NOT_LOCKDOWN, "forbidden_in_modes": ["LOCKDOWN"]},
+    "system_write": {
+        "allowed_in_modes": ["NORMAL"],
+        "requires_approval_in_modes": ["ALERT", "DEGRADED", "RECOVERY"],
+        "forbidden_in_modes": ["LOCKDOWN"],
+    },
+}
+SECRET_PATHS = [
+    "$HOME/.ssh/**",
+    "$HOME/.gnupg/**",
+    "$HOME/.aws/**",
+    "$HOME/.netrc",
+    "$HOME/.config/gh/**",
+    "$CONFIG/config.toml",
+    "$CONFIG/governance.yaml",
+    "$DATA/*.db*",
+    "$DATA/run/**",
+    "$DATA/logs/**",
+    "$DATA/secrets/**",
+]
+TOOL_DEFAULTS: dict[str, dict[str, Any]] = {
+    "read_file": {
+        "allowed_paths": ["$HOME/**", "$WORKSPACE/**"],
+        "forbidden_paths": SECRET_PATHS,
+        "max_file_size_mb": 10,
+    },
+    "list_directory": {
+        "allowed_paths": ["$HOME/**", "$WORKSPACE/**"],
+        "forbidden_paths": SECRET_PATHS,
+    },
+    "write_file": {
+        "allowed_paths": ["$WORKSPACE/**"],
+        "forbidden_paths": SECRET_PATHS,
+        "max_file_size_mb": 10,
+    },
+}
+
+
+class GovernanceError(Exception):
+    """governance.yaml cannot be used; the message names the file, the line and the key."""
+
+
+class ToolRules(BaseModel):
+    """The effective rules of one tool."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True, strict=True)
+
+    category: Category | None = None
+    allowed_in_modes: list[Mode] = Field(default_factory=list)
+    requires_approval_in_modes: list[Mode] = Field(default_factory=list)
+    forbidden_in_modes: list[Mode] = Field(default_factory=list)
+    allowed_paths: list[str] = Field(default_factory=list)
+    forbidden_paths: list[str] = Field(default_factory=list)
+    max_file_size_mb: float | None = Field(None, gt=0)
+    rate_limit_per_hour: int | None = Field(None, ge=0)
+    rate_limit_per_actor_per_hour: int | None = Field(None, ge=0)
+    allowed_lists: list[str] | None = None
+    allowed_calendars: list[str] | None = None
+    allowed_domains: list[str] | None = None
+    forbidden_domains: list[str] = Field(default_factory=list)
+
+
+class GovernanceFile(BaseModel):
+    model_config = ConfigDict(extra="forbid", strict=True)
+
+    tools: dict[str, dict[str, Any]] = Field(default_factory=dict)
+
+
+@dataclass(frozen=True)
+class Governance:
+    """Rules for every registered tool: defaults, then the user's file, variables expanded."""
+
+    rules: Mapping[str, ToolRules]
+    source: Path | None = None
+
+    def of(self, tool_name: str) -> ToolRules:
+        return self.rules.get(tool_name) or ToolRules()
+
+    def apply(self, definition: ToolDefinition) -> ToolDefinition:
+        """The definition as the governance shapes it (modes, approval, rate limit)."""
+        rules = self.of(definition.name)
+        usable = [
+            m
+            for m in MODES
+            if m not in rules.forbidden_in_modes
+            and (m in rules.allowed_in_modes or m in rules.requires_approval_in_modes)
+        ]
+        return definition.model_copy(
+            update={
+                "allowed_modes": usable,
+                "requires_approval": bool(rules.requires_approval_in_modes),
+                "rate_limit_per_hour": rules.rate_limit_per_hour,
+            }
+        )
+
+
+def load(paths: Paths, definitions: Iterable[ToolDefinition]) -> Governance:
+    """Defaults for ``definitions``, overridden by ``paths.governance_file`` when it exists."""
+    path = paths.governance_file
+    try:
+        text = path.read_text(encoding="utf-8")
+    except FileNotFoundError:
+        text = None
+    except OSError as exc:
+        raise GovernanceError(f"{path}: cannot be read: {exc.strerror}") from None
+    overrides = _parse(path, text) if text is not None else {}
+    by_name = {d.name: d for d in definitions}
+    for name in overrides:
+        if name not in by_name:
+            line = _line(text or "", ("tools", name))
+            known = ", ".join(sorted(by_name))
+            raise GovernanceError(f"{path}:{line}: tools.{name}: no such tool (tools: {known})")
+    variables = _variables(paths)
+    rules = {
+        name: _effective(path, text, name, d.category, overrides.get(name, {}), variables)
+        for name, d in by_name.items()
+    }
+    return Governance(rules=rules, source=path if text is not None else None)
+
+
+def _parse(path: Path, text: str) -> dict[str, dict[str, Any]]:
+    try:
+        data = yaml.safe_load(text)
+    except yaml.YAMLError as exc:
+        mark = getattr(exc, "problem_mark", None)
+        where = f"{path}:{mark.line + 1}" if mark is not None else str(path)
+        problem = getattr(exc, "problem", None) or "not valid YAML"
+        raise GovernanceError(f"{where}: not valid YAML: {problem}") from None
+    if data is None:
+        return {}
+    try:
+        parsed = GovernanceFile.model_validate(data)
+    except ValidationError as exc:
+        raise GovernanceError(_describe(path, text, exc, ())) from None
+    return parsed.tools
+
+
+def _effective(
+    path: Path,
+    text: str | None,
+    name: str,
+    category: str,
+    override: dict[str, Any],
+    variables: dict[str, str],
+) -> ToolRules:
+    merged = {"category": category, **CATEGORY_DEFAULTS.get(category, {})}
+    merged |= TOOL_DEFAULTS.get(name, {})
+    merged |= override
+    try:
+        rules = ToolRules.model_validate(merged)
+    except ValidationError as exc:
+        raise GovernanceError(_describe(path, text or "", exc, ("tools", name))) from None
+    return rules.model_copy(
+        update={
+            "allowed_paths": [_expand(p, variables) for p in rules.allowed_paths],
+            "forbidden_paths": [_expand(p, variables) for p in rules.forbidden_paths],
+        }
+    )
+
+
+def _variables(paths: Paths) -> dict[str, str]:
+    data = paths.local_db.parent
+    return {
+        "$WORKSPACE": str(data / "workspace"),
+        "$HOME": str(Path.home()),
+        "$DATA": str(data),
+        "$CONFIG": str(paths.config_file.parent),
+    }
+
+
+def _expand(pattern: str, variables: dict[str, str]) -> str:
+    for name, value in variables.items():  # $WORKSPACE before $HOME: no prefix clash
+        pattern = pattern.replace(name, value)
+    return pattern
+
+
+def _describe(path: Path, text: str, exc: ValidationError, prefix: tuple[str, ...]) -> str:
+    error = exc.errors()[0]
+    loc = (*prefix, *(str(part) for part in error["loc"]))
+    key = ".".join(loc)
+    if error["type"] == "extra_forbidden":
+        problem = "unknown key"
+    elif error["type"] == "literal_error":
+        problem = f"{error['input']!r} is not one of: {', '.join(MODES)}"
+    else:
+        problem = f"{error['msg']} (got {error.get('input')!r})"
+    return f"{path}:{_line(text, loc)}: {key}: {problem}"
+
+
+def _line(text: str, loc: tuple[str, ...]) -> int:
+    """The line of ``loc`` in the YAML text (1-based), or of its nearest existing parent."""
+    try:
+        node: Any = yaml.compose(text)
+    except yaml.YAMLError:
+        return 1
+    line = 1
+    for part in loc:
+        child = None
+        if isinstance(node, yaml.MappingNode):
+            child = next((v for k, v in node.value if str(k.value) == part), None)
+            key = next((k for k, _ in node.value if str(k.value) == part), None)
+            if key is not None:
+                line = key.start_mark.line + 1
+        elif isinstance(node, yaml.SequenceNode) and part.isdigit() and int(part) < len(node.value):
+            child = node.value[int(part)]
+            line = child.start_mark.line + 1
+        if child is None:
+            break
+        node = child
+    return line

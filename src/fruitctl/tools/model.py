@@ -1,0 +1,210 @@
+"""Seed 001's tool model: ``ToolParameter``, ``ToolDefinition``, ``ToolResult``, and ``Tool``
+(a definition bound to its input model and its function).
+
+A tool is a typed function ``fn(args: InputModel, ctx: ToolContext) -> JSON-ready data``. Its
+docstring is its description, its input model is its schema; ``@tool`` builds the rest.
+"""
+
+from __future__ import annotations
+
+import inspect
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field
+
+Category = Literal["read_only", "pim_write", "system_write", "network"]
+Risk = Literal["low", "medium", "high"]
+Mode = Literal["NORMAL", "ALERT", "DEGRADED", "LOCKDOWN", "RECOVERY"]
+MODES: tuple[Mode, ...] = ("NORMAL", "ALERT", "DEGRADED", "LOCKDOWN", "RECOVERY")
+JsonType = Literal["string", "number", "boolean", "object", "array"]
+
+
+class ToolInput(BaseModel):
+    """Base of every tool's input model: JSON types as declared, unknown keys refused."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True, strict=True)
+
+
+class ToolParameter(BaseModel):
+    name: str
+    type: JsonType
+    description: str
+    required: bool = True
+    default: Any | None = None
+
+
+class Annotations(BaseModel):
+    """MCP tool annotations (hints to clients, never trusted for security)."""
+
+    model_config = ConfigDict(frozen=True, populate_by_name=True)
+
+    title: str
+    readOnlyHint: bool
+    destructiveHint: bool
+    idempotentHint: bool
+    openWorldHint: bool
+
+
+class ToolDefinition(BaseModel):
+    """What a client and the policy know about a tool."""
+
+    model_config = ConfigDict(frozen=True)
+
+    name: str
+    title: str
+    description: str
+    category: Category
+    parameters: list[ToolParameter]
+    input_schema: dict[str, Any]
+    annotations: Annotations
+    risk_level: Risk
+    allowed_modes: list[Mode]
+    requires_approval: bool = False
+    requires_sandbox: bool = False
+    open_world: bool = False
+    timeout_seconds: float = 30
+    rate_limit_per_hour: int | None = None
+
+
+class ToolResult(BaseModel):
+    """The outcome of one call. A failure is a result (``success=False`` with a canonical
+    ``error_code``), never an exception escaping to a front door."""
+
+    tool_name: str
+    success: bool
+    output: Any = None
+    error: str | None = None
+    error_code: str | None = None
+    error_details: dict[str, Any] = Field(default_factory=dict)
+    latency_ms: float = 0.0
+    trace_id: str = ""
+    metadata: dict[str, Any] = Field(default_factory=dict)
+
+
+ToolFunction = Callable[[Any, Any], Any]
+
+
+@dataclass(frozen=True)
+class Tool:
+    definition: ToolDefinition
+    input_model: type[ToolInput]
+    function: ToolFunction
+
+    @property
+    def name(self) -> str:
+        return self.definition.name
+
+
+def tool(
+    *,
+    category: Category,
+    risk: Risk,
+    title: str,
+    name: str | None = None,
+    read_only: bool | None = None,
+    destructive: bool = False,
+    idempotent: bool = False,
+    open_world: bool = False,
+    sandbox: bool = False,
+    timeout: float = 30,
+    rate_limit_per_hour: int | None = None,
+    allowed_modes: tuple[Mode, ...] = MODES,
+) -> Callable[[ToolFunction], Tool]:
+    """Declare a tool from a typed function ``fn(args: SomeToolInput, ctx) -> data``."""
+
+    def declare(function: ToolFunction) -> Tool:
+        input_model = _input_model(function)
+        description = inspect.cleandoc(function.__doc__ or "").strip()
+        if not description:
+            raise ValueError(f"tool {function.__name__} needs a docstring: it is its description")
+        reads = category == "read_only" if read_only is None else read_only
+        definition = ToolDefinition(
+            name=name or function.__name__,
+            title=title,
+            description=description,
+            category=category,
+            parameters=parameters_of(input_model),
+            input_schema=schema_of(input_model),
+            annotations=Annotations(
+                title=title,
+                readOnlyHint=reads,
+                destructiveHint=destructive,
+                idempotentHint=idempotent or reads,
+                openWorldHint=open_world,
+            ),
+            risk_level=risk,
+            allowed_modes=list(allowed_modes),
+            requires_sandbox=sandbox,
+            open_world=open_world,
+            timeout_seconds=timeout,
+            rate_limit_per_hour=rate_limit_per_hour,
+        )
+        return Tool(definition=definition, input_model=input_model, function=function)
+
+    return declare
+
+
+def _input_model(function: ToolFunction) -> type[ToolInput]:
+    hints = inspect.get_annotations(function, eval_str=True)
+    first = next(iter(inspect.signature(function).parameters), None)
+    model = hints.get(first) if first else None
+    if not (isinstance(model, type) and issubclass(model, ToolInput)):
+        raise TypeError(f"tool {function.__name__}: first parameter must be a ToolInput model")
+    return model
+
+
+def schema_of(model: type[BaseModel]) -> dict[str, Any]:
+    """The model's JSON Schema with ``additionalProperties: false`` everywhere objects appear."""
+    schema = model.model_json_schema()
+    _close_objects(schema)
+    return schema
+
+
+def _close_objects(node: Any) -> None:
+    if isinstance(node, dict):
+        if node.get("type") == "object":
+            node.setdefault("additionalProperties", False)
+            node.setdefault("properties", {})
+        for value in node.values():
+            _close_objects(value)
+    elif isinstance(node, list):
+        for value in node:
+            _close_objects(value)
+
+
+_JSON_TYPES: dict[str, JsonType] = {
+    "string": "string",
+    "integer": "number",
+    "number": "number",
+    "boolean": "boolean",
+    "object": "object",
+    "array": "array",
+}
+
+
+def parameters_of(model: type[BaseModel]) -> list[ToolParameter]:
+    """Seed 001's flat parameter list, derived from the input model."""
+    schema = model.model_json_schema()
+    required = set(schema.get("required", []))
+    params = []
+    for field_name, prop in schema.get("properties", {}).items():
+        params.append(
+            ToolParameter(
+                name=field_name,
+                type=_json_type(prop),
+                description=prop.get("description", ""),
+                required=field_name in required,
+                default=prop.get("default"),
+            )
+        )
+    return params
+
+
+def _json_type(prop: dict[str, Any]) -> JsonType:
+    kinds = [prop.get("type")] + [option.get("type") for option in prop.get("anyOf", [])]
+    for kind in kinds:
+        if kind in _JSON_TYPES:
+            return _JSON_TYPES[kind]
+    return "object"

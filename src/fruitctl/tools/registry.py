@@ -1,0 +1,42 @@
+"""The registry of tools: one place every front door lists and finds them."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+
+from fruitctl.tools.model import Mode, Tool, ToolDefinition
+
+
+class ToolRegistry:
+    def __init__(self, tools: Iterable[Tool] = ()) -> None:
+        self._tools: dict[str, Tool] = {}
+        for item in tools:
+            self.register(item)
+
+    def register(self, item: Tool) -> None:
+        if item.name in self._tools:
+            raise ValueError(f"a tool named '{item.name}' is already registered")
+        self._tools[item.name] = item
+
+    def get(self, name: str) -> Tool | None:
+        return self._tools.get(name)
+
+    def names(self) -> list[str]:
+        return list(self._tools)
+
+    def list_tools(self, mode: Mode | None = None) -> list[ToolDefinition]:
+        """Every tool, or those a mode lets run (directly or after approval)."""
+        return [
+            t.definition
+            for t in self._tools.values()
+            if mode is None or mode in t.definition.allowed_modes
+        ]
+
+    def filter_by_category(self, category: str) -> list[ToolDefinition]:
+        return [t.definition for t in self._tools.values() if t.definition.category == category]
+
+    def __iter__(self):  # type: ignore[no-untyped-def]
+        return iter(self._tools.values())
+
+    def __len__(self) -> int:
+        return len(self._tools)
