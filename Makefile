@@ -31,6 +31,7 @@ test: lint
 
 bench: setup
 	$(BIN)/python benchmarks/store_scale.py
+	$(BIN)/python benchmarks/gateway_overhead.py
 
 clean:
 	rm -rf $(VENV) .pytest_cache .mypy_cache .ruff_cache

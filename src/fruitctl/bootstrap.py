@@ -1,46 +1,144 @@
 """The composition root: the only module that knows every part. It reads the configuration,
-opens the stores, loads backends by name, and hands the front doors ready services."""
+opens the stores, loads backends by name, applies governance to the tool catalog, and hands the
+front doors a ready gateway."""
 
 from __future__ import annotations
 
+import getpass
 import importlib
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field, replace
+from functools import cached_property
 from typing import Any
 
+from sqlalchemy import Engine
+
 from fruitctl import config as config_module
+from fruitctl import telemetry
 from fruitctl.config import Config, ConfigError
+from fruitctl.domain.errors import from_code
+from fruitctl.gateway import Gateway
+from fruitctl.policy import governance as governance_module
+from fruitctl.policy.decision import Actor
+from fruitctl.policy.engine import Policy
+from fruitctl.policy.modes import ModeStore
+from fruitctl.policy.targets import CHECKS
 from fruitctl.ports import RemindersBackend
 from fruitctl.services.demo import DemoService
 from fruitctl.services.reminders import RemindersService
+from fruitctl.store import open_database
+from fruitctl.tools.catalog import all_tools
+from fruitctl.tools.context import ToolContext
+from fruitctl.tools.model import Tool, ToolDefinition
+from fruitctl.tools.registry import ToolRegistry
+
+CLI_ACTOR = Actor("human", f"cli:{getpass.getuser()}")
 
 
-@dataclass(frozen=True)
+@dataclass
 class App:
+    """Everything a front door needs, each part built on first use."""
+
     config: Config
-    reminders: RemindersService
-    demo: DemoService
+    backend_factory: Callable[[Config], Any]
+    _closers: list[Callable[[], None]] = field(default_factory=list)
+
+    @cached_property
+    def backend(self) -> RemindersBackend:
+        backend: RemindersBackend = self.backend_factory(self.config)
+        return backend
+
+    @cached_property
+    def reminders(self) -> RemindersService:
+        settings = self.config.settings.reminders
+        return RemindersService(self.backend, notes_preview_chars=settings.notes_preview_chars)
+
+    @cached_property
+    def demo(self) -> DemoService:
+        return DemoService(self.backend)
+
+    @cached_property
+    def state(self) -> Engine:
+        engine = open_database(self.config.paths.state_db, "state")
+        self._closers.append(engine.dispose)
+        return engine
+
+    @cached_property
+    def modes(self) -> ModeStore:
+        store = ModeStore(self.state)
+        self._closers.append(store.close)
+        return store
+
+    @cached_property
+    def gateway(self) -> Gateway:
+        catalog = all_tools()
+        rules = governance_module.load(self.config.paths, [t.definition for t in catalog])
+        registry = ToolRegistry(_governed(t, rules.apply(t.definition)) for t in catalog)
+        recorder = telemetry.CallRecorder(self.state)
+        context = ToolContext(self._factories(rules), rules.of)
+        policy = Policy(rules, self.modes, recorder, CHECKS)
+        log = telemetry.configure_logging(self.config.paths.log_dir)
+        gateway = Gateway(registry, policy, context, log, recorder, _run_in_child)
+        self._closers.insert(0, gateway.close)
+        return gateway
+
+    def call(self, tool: str, args: dict[str, Any] | None, actor: Actor = CLI_ACTOR) -> Any:
+        """Invoke a tool and return its output; a failed call raises its error."""
+        result = self.gateway.invoke(tool, args, actor)
+        if result.success:
+            return result.output
+        raise from_code(result.error_code, result.error or "", **result.error_details)
+
+    def stats(self, since: float) -> list[dict[str, Any]]:
+        self.gateway.flush()  # this process's buffered calls count too
+        return telemetry.call_stats(self.state, since)
+
+    def close(self) -> None:
+        for closer in self._closers:
+            closer()
+        self._closers.clear()
+
+    def _factories(self, rules: governance_module.Governance) -> dict[str, Callable[[], Any]]:
+        from fruitctl.services.files import FileService
+        from fruitctl.services.system import SystemService
+        from fruitctl.services.web import DomainRules, web_service_from_config
+
+        web_rules = rules.of("web_search")
+        return {
+            "reminders": lambda: self.reminders,
+            "files": FileService,
+            "system": SystemService,
+            "web": lambda: web_service_from_config(
+                self.config.settings.web,
+                DomainRules(web_rules.allowed_domains, web_rules.forbidden_domains),
+            ),
+        }
 
 
 def build(config: Config | None = None) -> App:
+    """The app for ``config``: a bad configuration fails here, before anything opens."""
     config = config or config_module.load()
-    backend = load_reminders_backend(config)
-    service = RemindersService(
-        backend, notes_preview_chars=config.settings.reminders.notes_preview_chars
-    )
-    return App(config=config, reminders=service, demo=DemoService(backend))
+    return App(config, reminders_backend_factory(config))
 
 
-def load_reminders_backend(config: Config) -> RemindersBackend:
+def _governed(tool: Tool, definition: ToolDefinition) -> Tool:
+    return replace(tool, definition=definition)
+
+
+def _run_in_child(target: str, payload: dict[str, Any], timeout: float, limits: Any) -> Any:
+    from fruitctl.sandbox import Limits, run_in_child
+
+    # The child gets a little less time, so its own clean kill answers before the gateway's.
+    return run_in_child(target, payload, timeout=timeout * 0.95, limits=limits or Limits())
+
+
+def reminders_backend_factory(config: Config) -> Callable[[Config], Any]:
     name = config.settings.reminders.backend
-    factory = BACKENDS.get(name) or _plugin(name)
-    backend: RemindersBackend = factory(config)
-    return backend
+    return BACKENDS.get(name) or _plugin(name)
 
 
 def _local(config: Config) -> RemindersBackend:
     from fruitctl.backends.local import LocalReminders
-    from fruitctl.store import open_database
 
     return LocalReminders(open_database(config.paths.local_db, "local"))
 

@@ -22,10 +22,21 @@ app = typer.Typer(
 )
 
 
+_open: list[bootstrap.App] = []
+
+
 def services(as_json: bool = False) -> bootstrap.App:
-    """The composition root's app for this command (config or store errors reported here)."""
+    """The composition root's app for this command (config or store errors reported here);
+    closed when the command ends (see ``root``), so its call records are written."""
     with reporting(as_json):
-        return bootstrap.build()
+        built = bootstrap.build()
+    _open.append(built)
+    return built
+
+
+def _close_all() -> None:
+    while _open:
+        _open.pop().close()
 
 
 def _version(value: bool) -> None:
@@ -36,18 +47,20 @@ def _version(value: bool) -> None:
 
 @app.callback()
 def root(
+    ctx: typer.Context,
     version: Annotated[
         bool,
         typer.Option("--version", callback=_version, is_eager=True, help="Show the version."),
     ] = False,
 ) -> None:
     """fruitctl: reads answer at once, writes are yours to allow."""
+    ctx.call_on_close(_close_all)
 
 
 @app.command("lists")
 def lists_command(as_json: JsonOption = False) -> None:
     """Show the reminder lists, the default first, with their open counts."""
-    run(as_json, lambda: services(as_json).reminders.get_lists(), render.show_lists)
+    run(as_json, lambda: services(as_json).call("get_lists", {}), render.show_lists)
 
 
 @app.command("demo")
@@ -65,9 +78,13 @@ def demo_command(as_json: JsonOption = False) -> None:
 
 
 def _register_subcommands() -> None:
+    from fruitctl.cli import governance, tools
     from fruitctl.cli.reminders import reminders_app
 
     app.add_typer(reminders_app, name="reminders")
+    app.add_typer(tools.tools_app, name="tools")
+    app.add_typer(governance.mode_app, name="mode")
+    app.command("stats")(governance.stats_command)
 
 
 _register_subcommands()

@@ -2,7 +2,7 @@
 
 Exit codes (stable, for scripts): 0 ok; 1 some items of a batch failed; 2 invalid input;
 3 not found; 4 conflict; 5 not allowed; 6 approval required; 7 rate limited; 8 timed out;
-9 backend unavailable; 70 internal error; 78 configuration error.
+9 backend unavailable; 10 not supported here; 70 internal error; 78 configuration error.
 """
 
 from __future__ import annotations
@@ -23,6 +23,7 @@ EXIT_CODES: dict[str, int] = {
     "invalid_params": 2,
     "parse_error": 2,
     "invalid_request": 2,
+    "method_not_found": 2,
     "not_found": 3,
     "proposal_not_found": 3,
     "conflict": 4,
@@ -34,6 +35,7 @@ EXIT_CODES: dict[str, int] = {
     "rate_limited": 7,
     "timeout": 8,
     "backend_unavailable": 9,
+    "unsupported": 10,
     "internal_error": 70,
 }
 PARTIAL_FAILURE = 1

@@ -70,7 +70,7 @@ def list_command(
         args["list"] = selector
     if query is not None:
         args["query"] = query
-    run(as_json, lambda: services(as_json).reminders.query_reminders(args), render.show_reminders)
+    run(as_json, lambda: services(as_json).call("query_reminders", args), render.show_reminders)
 
 
 @reminders_app.command("get")
@@ -80,7 +80,7 @@ def get_command(
     """Show one reminder with all its fields."""
     run(
         as_json,
-        lambda: services(as_json).reminders.get_reminder({"id": reminder_id}),
+        lambda: services(as_json).call("get_reminder", {"id": reminder_id}),
         render.show_reminder,
     )
 
@@ -177,7 +177,7 @@ def uncomplete_command(ids: Ids, as_json: JsonOption = False) -> None:
 def delete_command(ids: Ids, as_json: JsonOption = False) -> None:
     """Delete reminders permanently."""
     with reporting(as_json):
-        result = services(as_json).reminders.delete_reminders({"ids": ids})
+        result = services(as_json).call("delete_reminders", {"ids": ids})
     if as_json:
         emit_json(result)
     elif result["deleted"]:
@@ -196,13 +196,13 @@ def open_command(
 ) -> None:
     """Open reminders across all lists: soonest due first, flagged first, then by title."""
     args = {"limit": limit, "includeNoDueDate": include_no_due_date is Flag.true}
-    run(as_json, lambda: services(as_json).reminders.open_reminders(args), render.show_open)
+    run(as_json, lambda: services(as_json).call("open_reminders", args), render.show_open)
 
 
 def _write(as_json: bool, operation: str, args: dict[str, Any], key: str, verb: str) -> None:
     """Run a batch write; print what worked, then what failed (exit 1 if anything did)."""
     with reporting(as_json):
-        result = getattr(services(as_json).reminders, operation)(args)
+        result = services(as_json).call(operation, args)
     done, failed = (result[key], result["failed"]) if isinstance(result, dict) else (result, [])
     if failed and len(args["reminders"]) == 1:
         # One item asked for, one item failed: that is the command's error. (Batches only

@@ -143,3 +143,11 @@ def _family(cls: type[FruitctlError]) -> list[type[FruitctlError]]:
 
 
 ERROR_CODES: tuple[str, ...] = tuple(sorted({cls.code for cls in _family(FruitctlError)}))
+
+
+def from_code(code: str | None, message: str, **details: Any) -> FruitctlError:
+    """The error of a canonical code (for results that crossed a boundary as data)."""
+    for cls in _family(FruitctlError):
+        if cls.code == code and cls is not InvalidQuery:
+            return cls(message, **details)
+    return InternalError(message, **details)

@@ -24,7 +24,7 @@ from typing import Any
 import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
-from fruitctl.config import Paths
+from fruitctl.config import ConfigError, Paths
 from fruitctl.tools.model import MODES, Category, Mode, ToolDefinition
 
 ALL: list[Mode] = list(MODES)
@@ -75,7 +75,7 @@ TOOL_DEFAULTS: dict[str, dict[str, Any]] = {
 }
 
 
-class GovernanceError(Exception):
+class GovernanceError(ConfigError):
     """governance.yaml cannot be used; the message names the file, the line and the key."""
 
 
@@ -189,12 +189,34 @@ def _effective(
         rules = ToolRules.model_validate(merged)
     except ValidationError as exc:
         raise GovernanceError(_describe(path, text or "", exc, ("tools", name))) from None
-    return rules.model_copy(
+    expanded = rules.model_copy(
         update={
             "allowed_paths": [_expand(p, variables) for p in rules.allowed_paths],
             "forbidden_paths": [_expand(p, variables) for p in rules.forbidden_paths],
         }
     )
+    _check_targets(path, text or "", name, expanded)
+    return expanded
+
+
+def _check_targets(path: Path, text: str, name: str, rules: ToolRules) -> None:
+    """Path patterns and domains must be readable now: a rule that cannot be read would
+    otherwise only fail at the first call - or worse, allow something it meant to refuse."""
+    from fruitctl.services.paths import PathRules
+    from fruitctl.services.web import DomainRules
+
+    checks = (
+        ("allowed_paths", lambda: PathRules.from_patterns(rules.allowed_paths, [])),
+        ("forbidden_paths", lambda: PathRules.from_patterns([], rules.forbidden_paths)),
+        ("allowed_domains", lambda: DomainRules(rules.allowed_domains, ())),
+        ("forbidden_domains", lambda: DomainRules(None, rules.forbidden_domains)),
+    )
+    for key, build in checks:
+        try:
+            build()
+        except (ValueError, TypeError) as exc:
+            line = _line(text, ("tools", name, key))
+            raise GovernanceError(f"{path}:{line}: tools.{name}.{key}: {exc}") from None
 
 
 def _variables(paths: Paths) -> dict[str, str]:

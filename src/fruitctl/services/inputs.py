@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import builtins
 from collections.abc import Mapping
-from typing import Any, Literal, TypeVar
+from typing import TypeVar
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
@@ -107,19 +107,23 @@ class OpenReminders(Input):
     includeNoDueDate: bool = Field(True, description="Include reminders without a due date")
 
 
-M = TypeVar("M", bound=Input)
-Action = Literal["query", "create", "update", "delete", "open", "get", "lists"]
+M = TypeVar("M", bound=BaseModel)
 
 
-def parse(model: type[M], args: Mapping[str, Any] | None, action: Action) -> M:
-    """Validate ``args``; a failure is ``InvalidParams`` in the seed's wording, naming the field."""
+def parse(model: type[M], args: object, action: str) -> M:
+    """Validate ``args``; a failure is ``InvalidParams`` in the seed's wording, naming the field.
+    An instance of ``model`` (validated already, e.g. by the gateway) passes through."""
+    if isinstance(args, model):
+        return args
+    if args is not None and not isinstance(args, Mapping):
+        raise InvalidParams("Arguments must be a JSON object.")
     try:
         return model.model_validate(dict(args or {}))
     except ValidationError as exc:
         raise _explain(exc, action) from None
 
 
-def _explain(exc: ValidationError, action: Action) -> InvalidParams:
+def _explain(exc: ValidationError, action: str) -> InvalidParams:
     error = exc.errors()[0]
     loc = [str(part) for part in error["loc"]]
     where = _path(loc)

@@ -13,6 +13,8 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any, cast
 
+from pydantic import BaseModel
+
 from fruitctl.domain.dates import format_datetime, now, parse_date_or_datetime, parse_datetime
 from fruitctl.domain.errors import InvalidParams, NotFound
 from fruitctl.domain.query import compile_query
@@ -36,7 +38,7 @@ from fruitctl.ports import (
 from fruitctl.services import inputs
 from fruitctl.services.inputs import ListSelector, TargetList, parse
 
-Args = Mapping[str, Any] | None
+Args = Mapping[str, Any] | BaseModel | None
 URL_MAX = 2_048
 
 

@@ -14,13 +14,13 @@ from typing import Any, Literal
 from sqlalchemy import Connection, Engine, create_engine, event, text
 from sqlalchemy.exc import OperationalError
 
-Kind = Literal["local"]
+Kind = Literal["local", "state"]
 WRITE_OPTION = "fruitctl_write"
 """Execution option: ``engine.execution_options(fruitctl_write=True)`` begins with IMMEDIATE."""
 
 MIGRATIONS = Path(__file__).parent / "migrations"
 # The newest revision of each database; tests check these against the migration scripts.
-HEADS: dict[Kind, str] = {"local": "0001_reminders"}
+HEADS: dict[Kind, str] = {"local": "0001_reminders", "state": "0001_state"}
 
 
 def open_database(path: Path, kind: Kind, *, synchronous: str = "NORMAL") -> Engine:

@@ -8,7 +8,7 @@ docstring is its description, its input model is its schema; ``@tool`` builds th
 from __future__ import annotations
 
 import inspect
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any, Literal
 
@@ -84,13 +84,20 @@ class ToolResult(BaseModel):
 
 
 ToolFunction = Callable[[Any, Any], Any]
+Parser = Callable[[Mapping[str, Any] | None], BaseModel]
 
 
 @dataclass(frozen=True)
 class Tool:
     definition: ToolDefinition
-    input_model: type[ToolInput]
+    input_model: type[BaseModel]
     function: ToolFunction
+    parse: Parser
+    """Validates raw arguments into ``input_model``; raises InvalidParams naming the field."""
+    child: str | None = None
+    """For a sandboxed tool: ``module:function`` run in a child process with the arguments."""
+    child_limits: Any = None
+    """The child's resource limits (``fruitctl.sandbox.Limits``); None for the defaults."""
 
     @property
     def name(self) -> str:
@@ -111,6 +118,9 @@ def tool(
     timeout: float = 30,
     rate_limit_per_hour: int | None = None,
     allowed_modes: tuple[Mode, ...] = MODES,
+    parse: Callable[[type[BaseModel], Mapping[str, Any] | None, str], BaseModel] | None = None,
+    child: str | None = None,
+    child_limits: Any = None,
 ) -> Callable[[ToolFunction], Tool]:
     """Declare a tool from a typed function ``fn(args: SomeToolInput, ctx) -> data``."""
 
@@ -141,18 +151,32 @@ def tool(
             timeout_seconds=timeout,
             rate_limit_per_hour=rate_limit_per_hour,
         )
-        return Tool(definition=definition, input_model=input_model, function=function)
+        parser = parse or default_parse
+        return Tool(
+            definition=definition,
+            input_model=input_model,
+            function=function,
+            parse=lambda args: parser(input_model, args, definition.name),
+            child=child,
+            child_limits=child_limits,
+        )
 
     return declare
 
 
-def _input_model(function: ToolFunction) -> type[ToolInput]:
+def _input_model(function: ToolFunction) -> type[BaseModel]:
     hints = inspect.get_annotations(function, eval_str=True)
     first = next(iter(inspect.signature(function).parameters), None)
     model = hints.get(first) if first else None
-    if not (isinstance(model, type) and issubclass(model, ToolInput)):
-        raise TypeError(f"tool {function.__name__}: first parameter must be a ToolInput model")
+    if not (isinstance(model, type) and issubclass(model, BaseModel)):
+        raise TypeError(f"tool {function.__name__}: first parameter must be a pydantic model")
     return model
+
+
+def default_parse(model: type[BaseModel], args: Mapping[str, Any] | None, name: str) -> BaseModel:
+    from fruitctl.services.inputs import parse  # the one wording for invalid arguments
+
+    return parse(model, args, name)
 
 
 def schema_of(model: type[BaseModel]) -> dict[str, Any]:

@@ -1,0 +1,192 @@
+"""``Gateway.invoke(tool, args, actor)``: the one entry every front door uses.
+
+lookup -> argument validation -> policy decision -> execution under the tool's timeout ->
+``ToolResult`` -> telemetry. Every failure comes back as a result with a canonical error code;
+nothing raises out of ``invoke``. A call past its timeout is abandoned (its thread finishes in
+the background) and the gateway answers ``timeout`` and stays responsive.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable, Mapping
+from concurrent.futures import ThreadPoolExecutor
+from concurrent.futures import TimeoutError as FutureTimeout
+from dataclasses import dataclass
+from typing import Any
+
+from pydantic import BaseModel
+
+from fruitctl.domain.errors import FruitctlError, InternalError, MethodNotFound, Timeout
+from fruitctl.policy.decision import Actor, Decision
+from fruitctl.policy.engine import Policy
+from fruitctl.telemetry import CallRecord, CallRecorder, EventLog, new_span_id, new_trace_id
+from fruitctl.tools.context import ToolContext
+from fruitctl.tools.model import Tool, ToolResult
+from fruitctl.tools.registry import ToolRegistry
+
+ChildRunner = Callable[[str, dict[str, Any], float, Any], Any]
+
+
+@dataclass
+class _Call:
+    name: str
+    actor: Actor
+    trace_id: str
+    span_id: str
+    started: float
+    args: Any = None
+
+
+class Gateway:
+    def __init__(
+        self,
+        registry: ToolRegistry,
+        policy: Policy,
+        context: ToolContext,
+        log: EventLog,
+        recorder: CallRecorder,
+        run_child: ChildRunner,
+        workers: int = 8,
+    ) -> None:
+        self.registry = registry
+        self.policy = policy
+        self.context = context
+        self._log = log
+        self._recorder = recorder
+        self._run_child = run_child
+        self._pool = ThreadPoolExecutor(max_workers=workers, thread_name_prefix="fruitctl-tool")
+
+    def invoke(
+        self,
+        name: str,
+        args: Mapping[str, Any] | None,
+        actor: Actor,
+        *,
+        trace_id: str | None = None,
+    ) -> ToolResult:
+        call = _Call(name, actor, trace_id or new_trace_id(), new_span_id(), time.perf_counter())
+        tool = self.registry.get(name)
+        if tool is None:
+            return self._failed(call, MethodNotFound(f"Unknown tool '{name}'."), "failed")
+        try:
+            parsed = tool.parse(args)
+            call.args = parsed
+            decision = self.policy.decide(tool, parsed, actor, self.context)
+        except FruitctlError as exc:
+            return self._failed(call, exc, "failed")
+        if decision.verdict != "allow":
+            return self._blocked(call, decision)
+        return self._execute(call, tool, parsed)
+
+    def flush(self) -> None:
+        """Write the buffered call records and events now."""
+        self._recorder.flush()
+        self._log.flush()
+
+    def close(self) -> None:
+        self._pool.shutdown(wait=False, cancel_futures=True)
+        self._recorder.close()
+        self._log.close()
+
+    # -- execution ---------------------------------------------------------------------------
+
+    def _execute(self, call: _Call, tool: Tool, args: BaseModel) -> ToolResult:
+        timeout = tool.definition.timeout_seconds
+        self._log.info("tool_call_started", **self._fields(call), arguments=args)
+        future = self._pool.submit(self._run, tool, args, timeout)
+        try:
+            output = future.result(timeout=timeout)
+        except FutureTimeout:
+            future.cancel()
+            error = Timeout(f"{tool.name} did not finish within {timeout:g} s.")
+            return self._failed(call, error, "failed")
+        except FruitctlError as exc:
+            return self._failed(call, exc, "failed")
+        except Exception as exc:  # a bug in a tool: report it, never its traceback
+            self._log.error("tool_call_crashed", **self._fields(call), exception=type(exc).__name__)
+            return self._failed(call, InternalError(f"{tool.name} failed unexpectedly."), "failed")
+        latency = self._elapsed(call)
+        self._log.info("tool_call_completed", **self._fields(call), latency_ms=latency)
+        self._record(call, "ok", None, latency)
+        return ToolResult(
+            tool_name=call.name,
+            success=True,
+            output=output,
+            latency_ms=latency,
+            trace_id=call.trace_id,
+        )
+
+    def _run(self, tool: Tool, args: BaseModel, timeout: float) -> Any:
+        if tool.child is not None:  # sandboxed: the work runs in a limited child process
+            payload = args.model_dump(mode="json")
+            return self._run_child(tool.child, payload, timeout, tool.child_limits)
+        return tool.function(args, self.context)
+
+    # -- outcomes ----------------------------------------------------------------------------
+
+    def _blocked(self, call: _Call, decision: Decision) -> ToolResult:
+        latency = self._elapsed(call)
+        self._log.warning(
+            "tool_call_blocked",
+            **self._fields(call),
+            verdict=decision.verdict,
+            reason=decision.reason,
+            latency_ms=latency,
+        )
+        outcome = "proposed" if decision.verdict == "propose" else "blocked"
+        self._record(call, outcome, decision.code, latency)
+        return ToolResult(
+            tool_name=call.name,
+            success=False,
+            error=decision.reason,
+            error_code=decision.code or "internal_error",
+            error_details=decision.details,
+            latency_ms=latency,
+            trace_id=call.trace_id,
+        )
+
+    def _failed(self, call: _Call, error: FruitctlError, outcome: str) -> ToolResult:
+        latency = self._elapsed(call)
+        self._log.warning(
+            "tool_call_failed", **self._fields(call), error_code=error.code, latency_ms=latency
+        )
+        self._record(call, outcome, error.code, latency)
+        return ToolResult(
+            tool_name=call.name,
+            success=False,
+            error=error.message,
+            error_code=error.code,
+            error_details=error.details,
+            latency_ms=latency,
+            trace_id=call.trace_id,
+            metadata={"retryable": error.retryable},
+        )
+
+    def _record(self, call: _Call, outcome: str, code: str | None, latency: float) -> None:
+        self._recorder.record(
+            CallRecord(
+                at=time.time(),
+                trace_id=call.trace_id,
+                span_id=call.span_id,
+                tool=call.name,
+                actor=call.actor.label,
+                actor_kind=call.actor.kind,
+                outcome=outcome,
+                error_code=code,
+                latency_ms=latency,
+            )
+        )
+
+    @staticmethod
+    def _fields(call: _Call) -> dict[str, Any]:
+        return {
+            "trace_id": call.trace_id,
+            "span_id": call.span_id,
+            "tool_name": call.name,
+            "actor": call.actor.label,
+        }
+
+    @staticmethod
+    def _elapsed(call: _Call) -> float:
+        return round((time.perf_counter() - call.started) * 1000, 3)

@@ -1,0 +1,88 @@
+"""The policy: for each call, allow, propose (a human must approve) or deny - with a reason.
+
+Governance wraps execution: tools never ask which mode they are in. The checks, in order:
+the mode (forbidden / needs approval / allowed), the arguments (paths, lists - see
+``policy.targets``), then rate limits. A denial wins over a proposal.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any, Protocol
+
+from fruitctl.domain.errors import FruitctlError
+from fruitctl.policy.decision import Actor, Decision
+from fruitctl.policy.governance import Governance, ToolRules
+from fruitctl.policy.modes import ModeStore
+from fruitctl.tools.context import ToolContext
+from fruitctl.tools.model import Mode, Tool
+
+HOUR = 3600.0
+
+# Argument checks by tool name: each raises a FruitctlError (PermissionDenied, ListNotAllowed,
+# ...) when the arguments reach somewhere the rules do not allow.
+ArgumentCheck = Callable[[Any, ToolRules, ToolContext], None]
+
+
+class CallCounter(Protocol):
+    def recent(self, tool: str, since: float, actor: str | None = None) -> list[float]:
+        """When ``tool`` ran since ``since`` (by ``actor`` if given), oldest first."""
+        ...
+
+
+@dataclass
+class Policy:
+    governance: Governance
+    modes: ModeStore
+    calls: CallCounter
+    checks: dict[str, ArgumentCheck]
+
+    def decide(self, tool: Tool, args: Any, actor: Actor, ctx: ToolContext) -> Decision:
+        rules = self.governance.of(tool.name)
+        mode = self.modes.get()
+        decision = _by_mode(tool.name, rules, mode, actor)
+        if decision.verdict == "deny":
+            return decision
+        check = self.checks.get(tool.name)
+        if check is not None:
+            try:
+                check(args, rules, ctx)
+            except FruitctlError as exc:
+                return Decision.deny(exc.code, exc.message, **exc.details)
+        limited = self._rate_limit(tool.name, rules, actor)
+        return limited or decision
+
+    def _rate_limit(self, name: str, rules: ToolRules, actor: Actor) -> Decision | None:
+        now = time.time()
+        for limit, who in (
+            (rules.rate_limit_per_hour, None),
+            (rules.rate_limit_per_actor_per_hour, actor.label),
+        ):
+            if limit is None:
+                continue
+            times = self.calls.recent(name, now - HOUR, who)
+            if len(times) >= limit:
+                # Room opens when the call that put the count at the limit leaves the window.
+                opens = times[len(times) - limit] + HOUR if limit else now + HOUR
+                retry = max(1, round(opens - now))
+                scope = f" for {who}" if who else ""
+                return Decision.deny(
+                    "rate_limited",
+                    f"{name} is limited to {limit} calls an hour{scope}; retry in {retry} s.",
+                    retryAfterSeconds=retry,
+                )
+        return None
+
+
+def _by_mode(name: str, rules: ToolRules, mode: Mode, actor: Actor) -> Decision:
+    if mode in rules.forbidden_in_modes:
+        return Decision.deny("mode_forbidden", f"{name} is not allowed in {mode} mode.", mode=mode)
+    if mode in rules.requires_approval_in_modes:
+        if actor.kind == "human":
+            return Decision.allow(f"{name} needs approval in {mode} mode; a person is calling.")
+        return Decision.propose(f"{name} needs a person's approval in {mode} mode.")
+    if mode in rules.allowed_in_modes:
+        return Decision.allow(f"{name} is allowed in {mode} mode.")
+    return Decision.deny("mode_forbidden", f"{name} is not allowed in {mode} mode.", mode=mode)

@@ -1,0 +1,74 @@
+"""Argument checks: where a call would reach, against the rules of its tool.
+
+Each check raises the canonical error (``PermissionDenied`` for a path, ``ListNotAllowed`` for
+a reminder list) before anything runs, so a denial carries a reason and nothing is touched. The
+file service checks paths again when it opens them; this early check is for a clear refusal.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from typing import Any
+
+from fruitctl.domain.errors import ListNotAllowed, NotFound
+from fruitctl.policy.engine import ArgumentCheck
+from fruitctl.policy.governance import ToolRules
+from fruitctl.services.paths import PathRules
+from fruitctl.tools.context import ToolContext
+
+
+def path_check(for_write: bool) -> ArgumentCheck:
+    def check(args: Any, rules: ToolRules, ctx: ToolContext) -> None:
+        PathRules.from_patterns(rules.allowed_paths, rules.forbidden_paths).check(
+            args.path, for_write=for_write
+        )
+
+    return check
+
+
+def reminder_lists_check(args: Any, rules: ToolRules, ctx: ToolContext) -> None:
+    """Every list a reminder write touches (source and destination) must be allowed."""
+    if rules.allowed_lists is None:
+        return
+    allowed = {name.casefold() for name in rules.allowed_lists}
+    for name in sorted(set(_touched_lists(args, ctx))):
+        if name.casefold() not in allowed:
+            raise ListNotAllowed(f"Writes to list '{name}' are not permitted.", list=name)
+
+
+def _touched_lists(args: Any, ctx: ToolContext) -> Iterator[str]:
+    lists = ctx.reminders.get_lists()
+    by_id = {lst["id"]: lst["name"] for lst in lists}
+    default = next(lst["name"] for lst in lists if lst["isDefault"])
+    for item in getattr(args, "reminders", ()):
+        if getattr(item, "id", None) is not None:  # an update: the list it is in now
+            yield from _current_list(item.id, ctx)
+            if item.list is not None:
+                yield _named(item.list, by_id)
+        else:
+            yield _named(item.list, by_id) if item.list is not None else default
+    for reminder_id in getattr(args, "ids", ()):  # a delete
+        yield from _current_list(reminder_id, ctx)
+
+
+def _current_list(reminder_id: str, ctx: ToolContext) -> Iterator[str]:
+    try:
+        yield ctx.reminders.get_reminder({"id": reminder_id})["listName"]
+    except NotFound:
+        return  # the service reports unknown ids itself
+
+
+def _named(selector: Any, by_id: dict[str, str]) -> str:
+    if selector.id is not None:
+        return by_id.get(selector.id, str(selector.id))
+    return str(selector.name)
+
+
+CHECKS: dict[str, ArgumentCheck] = {
+    "read_file": path_check(for_write=False),
+    "list_directory": path_check(for_write=False),
+    "write_file": path_check(for_write=True),
+    "create_reminders": reminder_lists_check,
+    "update_reminders": reminder_lists_check,
+    "delete_reminders": reminder_lists_check,
+}

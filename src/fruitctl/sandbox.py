@@ -1,0 +1,539 @@
+"""Running programs the gateway does not trust to behave (seed 001, section 5.1).
+
+``run_command`` runs one program with no shell, in a session of its own, under kernel resource
+limits, with a scrubbed environment, bounded output and a hard deadline. ``run_in_child`` uses it
+to run a fruitctl function in a fresh Python process (``python -m fruitctl.sandbox``), so a
+tool that hangs, spins or leaks memory takes only its child down.
+
+What the seed's sketch lacks and this adds: a timeout kills the whole process group (helpers a
+program started die with it), output cannot fill the gateway's memory, and a child sees none of
+the gateway's environment. It is not a container: a program can read what the user can read
+(path checks stay the tools' job), and a grandchild that starts a session of its own escapes the
+group kill (its CPU limit still ends it).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import importlib
+import json
+import os
+import re
+import resource
+import select
+import selectors
+import shutil
+import signal
+import subprocess
+import sys
+import time
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from typing import IO, Any
+
+from fruitctl.domain.errors import (
+    ExecutionFailed,
+    FruitctlError,
+    InvalidParams,
+    Timeout,
+    Unsupported,
+)
+
+SAFE_PATH = "/usr/bin:/bin:/usr/sbin:/sbin"
+"""The only PATH a sandboxed program gets: system directories, nothing a user can write to."""
+
+CHILD_MODULE = "fruitctl.sandbox"
+CHILD_OUTPUT_MAX = 16_000_000
+"""A Python child's reply is one JSON document; past this it is refused, not parsed."""
+REQUEST_MAX = 4_000_000
+_TARGET = re.compile(r"^fruitctl(\.[A-Za-z_][A-Za-z0-9_]*)+:[A-Za-z_][A-Za-z0-9_]*$")
+_READ_CHUNK = 65_536
+_MB = 1024 * 1024
+
+
+@dataclass(frozen=True)
+class Limits:
+    """Ceilings the kernel enforces on the program (and on anything it starts)."""
+
+    cpu_seconds: int = 30
+    memory_mb: int = 1024
+    """Address space; not enforced on macOS, whose kernel ignores RLIMIT_AS."""
+    file_size_mb: int = 64
+    """The largest file the program may write (0: none at all)."""
+    open_files: int = 256
+
+    def __post_init__(self) -> None:
+        for name in ("cpu_seconds", "memory_mb", "open_files", "file_size_mb"):
+            value = getattr(self, name)
+            low = 0 if name == "file_size_mb" else 1
+            if isinstance(value, bool) or not isinstance(value, int) or value < low:
+                raise InvalidParams(f"Limits.{name} must be an integer >= {low}, got {value!r}.")
+
+
+@dataclass(frozen=True)
+class CommandResult:
+    stdout: str
+    stderr: str
+    exit_code: int
+    """The program's exit status, or minus the number of the signal that ended it (-9: killed)."""
+    timed_out: bool
+    truncated: bool
+    """An output passed ``max_output_bytes``: the program was killed and the rest dropped."""
+    duration_ms: float
+
+
+# -- running a program ---------------------------------------------------------------------------
+
+
+def run_command(
+    argv: list[str],
+    *,
+    timeout: float,
+    limits: Limits = Limits(),
+    env: dict[str, str] | None = None,
+    max_output_bytes: int = 1_000_000,
+) -> CommandResult:
+    """Run ``argv`` (no shell: each item is one argument, never parsed) and collect its output.
+
+    A program that outlives ``timeout`` is killed with its whole process group and the result
+    says ``timed_out``; one that prints more than ``max_output_bytes`` on either stream is killed
+    the same way and the result says ``truncated``. A missing program is ``Unsupported``.
+    """
+    return _execute(argv, timeout, limits, scrubbed_env(env), max_output_bytes, stdin_data=None)
+
+
+def scrubbed_env(extra: Mapping[str, str] | None = None) -> dict[str, str]:
+    """The environment of a sandboxed program: a fixed PATH and locale, the zone, and ``extra``.
+
+    Nothing else of the gateway's environment crosses (tokens, proxies, LD_PRELOAD...)."""
+    env = {"PATH": SAFE_PATH, "LANG": "C.UTF-8", "LC_ALL": "C.UTF-8"}
+    if os.environ.get("TZ"):
+        env["TZ"] = os.environ["TZ"]
+    for key, value in (extra or {}).items():
+        _check_env_item(key, value)
+        env[key] = value
+    return env
+
+
+def find_program(name: str) -> str | None:
+    """Where ``name`` is on the sandbox's PATH, or None: what ``run_command`` would run."""
+    return shutil.which(name, path=SAFE_PATH)
+
+
+def _check_env_item(key: object, value: object) -> None:
+    if not (isinstance(key, str) and isinstance(value, str)):
+        raise InvalidParams("Environment names and values must be strings.")
+    if not key or "=" in key or "\0" in key or "\0" in value:
+        raise InvalidParams(f"Invalid environment variable name or value: {key[:64]!r}.")
+
+
+def _execute(
+    argv: list[str],
+    timeout: float,
+    limits: Limits,
+    env: dict[str, str],
+    max_output_bytes: int,
+    stdin_data: bytes | None,
+) -> CommandResult:
+    _check_call(argv, timeout, max_output_bytes)
+    started = time.monotonic()
+    deadline = started + timeout
+    proc = _spawn(argv, env, _rlimit_plan(limits), piped_stdin=stdin_data is not None)
+    try:
+        captured = _pump(proc, stdin_data, deadline, max_output_bytes)
+        if not (captured.timed_out or captured.truncated):
+            captured.timed_out = not _await_leader(proc, deadline)
+    finally:
+        _end_group(proc)
+    return CommandResult(
+        stdout=captured.stdout.decode("utf-8", errors="replace"),
+        stderr=captured.stderr.decode("utf-8", errors="replace"),
+        exit_code=proc.returncode,
+        timed_out=captured.timed_out,
+        truncated=captured.truncated,
+        duration_ms=round((time.monotonic() - started) * 1000, 1),
+    )
+
+
+def _check_call(argv: list[str], timeout: float, max_output_bytes: int) -> None:
+    if not argv or not all(isinstance(arg, str) and "\0" not in arg for arg in argv):
+        raise InvalidParams("A command is a non-empty list of strings without NUL characters.")
+    if not timeout > 0:
+        raise InvalidParams(f"A command needs a positive timeout, got {timeout!r}.")
+    if max_output_bytes < 0:
+        raise InvalidParams("max_output_bytes cannot be negative.")
+
+
+# -- starting the child: session, limits, environment ---------------------------------------------
+
+RlimitPlan = list[tuple[int, int, int]]
+
+
+def _rlimit_plan(limits: Limits) -> RlimitPlan:
+    """The (resource, soft, hard) triples the child applies, worked out here in the parent so the
+    code that runs between fork and exec does nothing but call setrlimit."""
+    wanted = [
+        # The soft CPU limit sends SIGXCPU; the hard one, a second later, SIGKILL.
+        (resource.RLIMIT_CPU, limits.cpu_seconds, limits.cpu_seconds + 1),
+        (resource.RLIMIT_FSIZE, limits.file_size_mb * _MB, limits.file_size_mb * _MB),
+        (resource.RLIMIT_NOFILE, limits.open_files, limits.open_files),
+        (resource.RLIMIT_CORE, 0, 0),
+    ]
+    if sys.platform != "darwin":  # macOS accepts RLIMIT_AS but never enforces it
+        wanted.append((resource.RLIMIT_AS, limits.memory_mb * _MB, limits.memory_mb * _MB))
+    return [(res, *_within_hard_limit(res, soft, hard)) for res, soft, hard in wanted]
+
+
+def _within_hard_limit(res: int, soft: int, hard: int) -> tuple[int, int]:
+    """An unprivileged process can only lower a hard limit: never ask for more than there is."""
+    current = resource.getrlimit(res)[1]
+    if current != resource.RLIM_INFINITY:
+        hard = min(hard, current)
+        soft = min(soft, hard)
+    return soft, hard
+
+
+def _limiter(plan: RlimitPlan) -> Callable[[], None]:
+    # Runs in the forked child before exec: keep it to system calls on precomputed values.
+    def apply() -> None:
+        for res, soft, hard in plan:
+            resource.setrlimit(res, (soft, hard))
+
+    return apply
+
+
+def _spawn(
+    argv: list[str], env: dict[str, str], plan: RlimitPlan, *, piped_stdin: bool
+) -> subprocess.Popen[bytes]:
+    try:
+        return subprocess.Popen(
+            argv,
+            stdin=subprocess.PIPE if piped_stdin else subprocess.DEVNULL,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            env=env,
+            bufsize=0,
+            close_fds=True,
+            start_new_session=True,  # its own session and process group: killable as a whole
+            preexec_fn=_limiter(plan),  # only setrlimit on precomputed values: fork-safe enough
+        )
+    except FileNotFoundError:
+        raise Unsupported(
+            f"'{argv[0]}' is not installed (looked in {SAFE_PATH}).", program=argv[0]
+        ) from None
+    except PermissionError:
+        raise Unsupported(f"'{argv[0]}' cannot be executed.", program=argv[0]) from None
+    except subprocess.SubprocessError:  # setrlimit refused in the child
+        raise ExecutionFailed(f"Could not apply resource limits to '{argv[0]}'.") from None
+    except OSError as exc:
+        raise ExecutionFailed(f"Could not start '{argv[0]}': {exc.strerror}.") from None
+
+
+# -- moving bytes: stdin in, stdout and stderr out, all at once ------------------------------------
+
+
+@dataclass
+class _Captured:
+    stdout: bytearray = field(default_factory=bytearray)
+    stderr: bytearray = field(default_factory=bytearray)
+    timed_out: bool = False
+    truncated: bool = False
+
+
+@dataclass
+class _Feed:
+    """What is left to write to the child's stdin."""
+
+    stream: IO[bytes]
+    data: memoryview
+    offset: int = 0
+
+
+def _pump(
+    proc: subprocess.Popen[bytes], stdin_data: bytes | None, deadline: float, cap: int
+) -> _Captured:
+    """Read both outputs (and write stdin) until they end, time runs out or an output passes
+    ``cap``. Reading them together is what keeps a child blocked on a full stderr pipe from
+    looking like a hang."""
+    captured = _Captured()
+    with selectors.DefaultSelector() as selector:
+        assert proc.stdout is not None and proc.stderr is not None
+        selector.register(proc.stdout, selectors.EVENT_READ, captured.stdout)
+        selector.register(proc.stderr, selectors.EVENT_READ, captured.stderr)
+        _start_feed(selector, proc.stdin, stdin_data)
+        while selector.get_map() and not captured.truncated:
+            remaining = deadline - time.monotonic()
+            if remaining <= 0:
+                captured.timed_out = True
+                break
+            for key, _ in selector.select(remaining):
+                if isinstance(key.data, _Feed):
+                    _feed(selector, key.data)
+                else:
+                    _drain(selector, key, cap, captured)
+    return captured
+
+
+def _start_feed(
+    selector: selectors.BaseSelector, stream: IO[bytes] | None, data: bytes | None
+) -> None:
+    if stream is None:
+        return
+    if data:
+        selector.register(stream, selectors.EVENT_WRITE, _Feed(stream, memoryview(data)))
+    else:
+        stream.close()
+
+
+def _feed(selector: selectors.BaseSelector, feed: _Feed) -> None:
+    # At most PIPE_BUF bytes: a write that small never blocks on a pipe reported writable.
+    chunk = feed.data[feed.offset : feed.offset + select.PIPE_BUF]
+    try:
+        feed.offset += os.write(feed.stream.fileno(), chunk)
+    except BrokenPipeError:  # the child stopped reading: what it does next is its business
+        feed.offset = len(feed.data)
+    if feed.offset >= len(feed.data):
+        selector.unregister(feed.stream)
+        feed.stream.close()
+
+
+def _drain(
+    selector: selectors.BaseSelector, key: selectors.SelectorKey, cap: int, captured: _Captured
+) -> None:
+    chunk = os.read(key.fd, _READ_CHUNK)
+    if not chunk:
+        selector.unregister(key.fileobj)
+        return
+    buffer: bytearray = key.data
+    room = cap - len(buffer)
+    buffer += chunk[:room]
+    if len(chunk) > room:
+        captured.truncated = True
+
+
+# -- ending: wait for the leader, then kill whatever is left of the group -------------------------
+
+
+def _await_leader(proc: subprocess.Popen[bytes], deadline: float) -> bool:
+    """Wait (until ``deadline``) for the program itself to exit; True when it did.
+
+    Its outputs closing is not enough: a program can close them and go on running."""
+    delay = 0.001
+    while not _has_exited(proc):
+        remaining = deadline - time.monotonic()
+        if remaining <= 0:
+            return False
+        time.sleep(min(delay, remaining))
+        delay = min(delay * 2, 0.05)
+    return True
+
+
+def _has_exited(proc: subprocess.Popen[bytes]) -> bool:
+    """Whether the leader exited, leaving it unreaped where the platform allows: while it is a
+    zombie its pid cannot be reused, so killing its group afterwards cannot hit a stranger."""
+    if proc.returncode is not None:
+        return True
+    if sys.platform == "darwin":  # no waitid there before Python 3.13: reap, the race is tiny
+        return proc.poll() is not None
+    try:
+        flags = os.WEXITED | os.WNOHANG | os.WNOWAIT
+        return os.waitid(os.P_PID, proc.pid, flags) is not None
+    except ChildProcessError:  # already reaped elsewhere
+        return True
+
+
+def _end_group(proc: subprocess.Popen[bytes]) -> None:
+    """Kill every process left in the child's group, reap the child, close the pipes."""
+    with contextlib.suppress(ProcessLookupError, PermissionError):  # macOS: EPERM if only zombies
+        os.killpg(proc.pid, signal.SIGKILL)
+    proc.wait()
+    for stream in (proc.stdin, proc.stdout, proc.stderr):
+        if stream is not None:
+            stream.close()
+
+
+# -- a fruitctl function in a child Python ---------------------------------------------------------
+
+
+def run_in_child(target: str, payload: dict[str, Any], *, timeout: float, limits: Limits) -> Any:
+    """Call ``target`` (``"fruitctl.module:function"``) with ``payload`` in a fresh, limited
+    Python process and return what it returned.
+
+    An error the function raised arrives as the same kind of ``FruitctlError`` with its message;
+    running out of time is ``Timeout`` (retryable); a crash, a resource-limit kill or a reply that
+    is not one JSON document is ``ExecutionFailed``. No traceback crosses the boundary.
+    """
+    check_target(target)
+    request = _encode_request(target, payload)
+    argv = [sys.executable, "-P", "-m", CHILD_MODULE]  # -P: the working directory is not on path
+    result = _execute(argv, timeout, limits, python_env(), CHILD_OUTPUT_MAX, stdin_data=request)
+    return _reply_of(target, timeout, result)
+
+
+def python_env() -> dict[str, str]:
+    """What a fruitctl child needs to import fruitctl and find its configuration, and no more:
+    the parent's import path, HOME and the FRUITCTL_* settings, on top of ``scrubbed_env``."""
+    extra = {key: value for key, value in os.environ.items() if key.startswith("FRUITCTL_")}
+    if os.environ.get("HOME"):
+        extra["HOME"] = os.environ["HOME"]
+    paths = [os.path.abspath(entry) for entry in sys.path if entry]
+    extra["PYTHONPATH"] = os.pathsep.join(p for p in dict.fromkeys(paths) if os.path.exists(p))
+    return scrubbed_env(extra)
+
+
+def check_target(target: str) -> None:
+    """Only fruitctl's own functions run in the sandbox child: a target names code, and code from
+    anywhere else is exactly what the sandbox must not be tricked into loading."""
+    if not isinstance(target, str) or not _TARGET.match(target):
+        shown = str(target)[:120]
+        raise InvalidParams(
+            f"Sandbox target '{shown}' is refused: only 'fruitctl.<module>:<function>' can run."
+        )
+
+
+def _encode_request(target: str, payload: dict[str, Any]) -> bytes:
+    try:
+        body = json.dumps({"target": target, "payload": payload}, allow_nan=False)
+    except (TypeError, ValueError):
+        raise InvalidParams("A sandboxed call's payload must be plain JSON data.") from None
+    return body.encode()
+
+
+def _reply_of(target: str, timeout: float, result: CommandResult) -> Any:
+    if result.timed_out:
+        raise Timeout(f"'{target}' did not finish within {timeout:g} s; its processes were killed.")
+    if result.truncated:
+        raise ExecutionFailed(f"'{target}' replied with more than {CHILD_OUTPUT_MAX} bytes.")
+    reply = _last_json_object(result.stdout)
+    if reply is None or not ("ok" in reply or "error" in reply):
+        raise ExecutionFailed(f"'{target}' {_death(result.exit_code)}.")
+    if "ok" in reply:
+        return reply["ok"]
+    raise error_from_reply(reply["error"])
+
+
+def _last_json_object(text: str) -> dict[str, Any] | None:
+    """The reply is the child's last line: anything a library printed before it is ignored."""
+    lines = [line for line in text.splitlines() if line.strip()]
+    if not lines:
+        return None
+    try:
+        reply = json.loads(lines[-1])
+    except ValueError:
+        return None
+    return reply if isinstance(reply, dict) else None
+
+
+_SIGNAL_REASONS: dict[int, str] = {
+    signal.SIGXCPU.value: "ran out of CPU time",
+    signal.SIGKILL.value: "was killed (CPU or memory limit)",
+    signal.SIGXFSZ.value: "wrote a file larger than its limit",
+    signal.SIGSEGV.value: "crashed",
+    signal.SIGABRT.value: "aborted (often: out of memory)",
+}
+
+
+def _death(exit_code: int) -> str:
+    """Why a child gave no reply, in words (never its stderr: that can hold a traceback)."""
+    if exit_code < 0:
+        reason = _SIGNAL_REASONS.get(-exit_code, "was ended by a signal")
+        return f"{reason} ({_signal_name(-exit_code)})"
+    if exit_code == 0:
+        return "exited without a readable reply"
+    return f"failed with exit status {exit_code} and no reply"
+
+
+def _signal_name(number: int) -> str:
+    try:
+        return signal.Signals(number).name
+    except ValueError:
+        return f"signal {number}"
+
+
+def _errors_by_code() -> dict[str, type[FruitctlError]]:
+    # Pre-order walk: a parent (InvalidParams) wins over a child sharing its code (InvalidQuery).
+    found: dict[str, type[FruitctlError]] = {}
+    pending: list[type[FruitctlError]] = [FruitctlError]
+    while pending:
+        cls = pending.pop(0)
+        found.setdefault(cls.code, cls)
+        pending[:0] = cls.__subclasses__()
+    return found
+
+
+def error_from_reply(error: object) -> FruitctlError:
+    """The ``FruitctlError`` a child reported as ``{"code", "message"[, "details"]}``; an
+    unknown code becomes ``ExecutionFailed``."""
+    if not isinstance(error, dict):
+        return ExecutionFailed("A sandboxed call failed without saying why.")
+    cls = _errors_by_code().get(str(error.get("code")), ExecutionFailed)
+    message = str(error.get("message") or "A sandboxed call failed.")
+    details = error.get("details")
+    return cls(message, **details) if isinstance(details, dict) else cls(message)
+
+
+# -- the child's side -----------------------------------------------------------------------------
+
+
+def main() -> int:
+    """Read one request from stdin, run it, print one JSON reply: always exit 0 with a reply,
+    so anything else the parent sees is a crash."""
+    reply = _answer(sys.stdin.buffer.read(REQUEST_MAX + 1))
+    sys.stdout.buffer.write(reply + b"\n")
+    sys.stdout.buffer.flush()
+    return 0
+
+
+def _answer(raw: bytes) -> bytes:
+    try:
+        target, payload = _parse_request(raw)
+        function = load_target(target)
+        with contextlib.redirect_stdout(sys.stderr):  # stray prints must not corrupt the reply
+            result = function(payload)
+        return _dump({"ok": result})
+    except FruitctlError as exc:
+        return _dump_error(exc.code, exc.message, exc.details)
+    except Exception as exc:  # any other failure: its message only, never a traceback
+        return _dump_error(ExecutionFailed.code, str(exc) or type(exc).__name__, {})
+
+
+def _parse_request(raw: bytes) -> tuple[str, Any]:
+    if len(raw) > REQUEST_MAX:
+        raise InvalidParams(f"The sandbox request is larger than {REQUEST_MAX} bytes.")
+    try:
+        request = json.loads(raw)
+    except ValueError:
+        raise InvalidParams("The sandbox request is not JSON.") from None
+    if not isinstance(request, dict) or set(request) != {"target", "payload"}:
+        raise InvalidParams("The sandbox request must be {'target': ..., 'payload': ...}.")
+    return request["target"], request["payload"]
+
+
+def load_target(target: str) -> Callable[[Any], Any]:
+    """The function a target names, after ``check_target`` (the child checks again: it trusts
+    no one, its parent included)."""
+    check_target(target)
+    module_name, _, attribute = target.partition(":")
+    try:
+        module = importlib.import_module(module_name)
+    except ModuleNotFoundError:
+        raise InvalidParams(f"Sandbox target '{target}' does not exist.") from None
+    function = getattr(module, attribute, None)
+    if not callable(function):
+        raise InvalidParams(f"Sandbox target '{target}' is not a function.")
+    return function  # type: ignore[no-any-return]
+
+
+def _dump(reply: dict[str, Any]) -> bytes:
+    return json.dumps(reply, ensure_ascii=True, allow_nan=False).encode()
+
+
+def _dump_error(code: str, message: str, details: dict[str, Any]) -> bytes:
+    error: dict[str, Any] = {"code": code, "message": message}
+    if details:
+        error["details"] = json.loads(json.dumps(details, default=str))
+    return json.dumps({"error": error}, ensure_ascii=True, default=str).encode()
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,321 @@
+"""Seed 001's filesystem tools, safe against paths that change between the check and the use.
+
+``PathRules.check`` decides on a resolved path; a link swapped in afterwards must not carry the
+call elsewhere. So every object is opened with ``O_NOFOLLOW`` (a link at the last component fails)
+and, once open, the descriptor itself says where it is (``/proc/self/fd`` on Linux, ``F_GETPATH``
+on macOS) and is checked again; elsewhere its inode must match a fresh look at the checked path.
+Writes happen inside the verified parent folder's descriptor: a temporary file created there,
+synced, then renamed over the target, so a reader sees the old content or the new, never half.
+"""
+
+from __future__ import annotations
+
+import errno
+import os
+import secrets
+import stat
+import sys
+from collections.abc import Iterator
+from contextlib import contextmanager, suppress
+from dataclasses import dataclass
+from datetime import datetime
+from pathlib import Path
+from typing import Any
+
+from fruitctl.domain.dates import format_datetime
+from fruitctl.domain.errors import (
+    ExecutionFailed,
+    FruitctlError,
+    InvalidParams,
+    NotFound,
+    PermissionDenied,
+)
+from fruitctl.services.paths import PathRules
+
+_CLOEXEC = getattr(os, "O_CLOEXEC", 0)
+_READ_FLAGS = os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_NOCTTY | _CLOEXEC
+_DIR_FLAGS = os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW | _CLOEXEC
+_TEMP_FLAGS = os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | _CLOEXEC
+_F_GETPATH = 50  # macOS <sys/fcntl.h>; Python's fcntl module does not name it
+_MAXPATHLEN = 1024
+_LINK_ERRNOS = {errno.ELOOP, errno.EMLINK}  # what O_NOFOLLOW on a link gives (EMLINK: FreeBSD)
+
+
+@dataclass(frozen=True)
+class FileService:
+    """Reads, lists and writes files within the ``PathRules`` of each call."""
+
+    def read_file(self, path: str, rules: PathRules, max_bytes: int) -> dict[str, Any]:
+        """The UTF-8 text of a regular file of at most ``max_bytes``."""
+        real = rules.check(path)
+        with _opened(real, _READ_FLAGS, rules, path) as (fd, _), _os_errors(path):
+            info = os.fstat(fd)
+            if not stat.S_ISREG(info.st_mode):
+                raise InvalidParams(f"'{path}' is not a regular file, so it cannot be read.")
+            data = _read_limited(fd, info.st_size, max_bytes, path)
+        return {"path": str(real), "size": len(data), "content": _text(data, path)}
+
+    def list_directory(self, path: str, rules: PathRules) -> dict[str, Any]:
+        """The folder's entries by name: links shown as links, forbidden entries left out."""
+        real = rules.check(path)
+        with _opened(real, _DIR_FLAGS, rules, path) as (fd, where), _os_errors(path):
+            entries = _entries(fd, where, rules)
+        return {"path": str(real), "entries": entries, "count": len(entries)}
+
+    def write_file(
+        self, path: str, content: str, rules: PathRules, max_bytes: int
+    ) -> dict[str, Any]:
+        """Replace (or create) a file with ``content`` atomically; never through a link."""
+        data = _encoded(content, max_bytes, path)
+        target = rules.check(path, for_write=True)
+        with _opened(target.parent, _DIR_FLAGS, rules, path, target.name) as (folder, _):
+            existing = _existing_target(folder, target.name, path)
+            with _os_errors(path):
+                _replace(folder, target.name, data, existing)
+        return {"path": str(target), "size": len(data), "created": existing is None}
+
+
+# -- opening and verifying ------------------------------------------------------------------------
+
+
+@contextmanager
+def _opened(
+    real: Path, flags: int, rules: PathRules, shown: str, child: str | None = None
+) -> Iterator[tuple[int, Path]]:
+    """A descriptor for ``real`` and where it is, verified to be where the rules allow (with
+    ``child`` in it)."""
+    try:
+        fd = os.open(real, flags)
+    except OSError as exc:
+        if isinstance(exc, NotADirectoryError) and os.path.islink(real):
+            exc = OSError(errno.ELOOP, "a link")  # Linux: O_DIRECTORY wins over O_NOFOLLOW
+        raise _translate(exc, shown, folder=child is not None) from None
+    try:
+        yield fd, _verified(fd, real, rules, shown, child)
+    finally:
+        os.close(fd)
+
+
+def _verified(fd: int, real: Path, rules: PathRules, shown: str, child: str | None) -> Path:
+    """Where ``fd`` really is; ``real`` itself when the system cannot tell and the inode matches."""
+    where = fd_path(fd)
+    if where is None:
+        opened, ok = real, _same_object(fd, real)
+    else:
+        opened = Path(where)
+        ok = rules.allows(opened / child if child else opened)
+    if ok:
+        return opened
+    raise PermissionDenied(
+        f"Cannot use '{shown}': it changed while being opened and now leads outside the "
+        "allowed folders.",
+        path=shown,
+    )
+
+
+def fd_path(fd: int) -> str | None:
+    """Where an open descriptor really is, when the system can say (Linux, macOS)."""
+    try:
+        if sys.platform.startswith("linux"):
+            return os.readlink(f"/proc/self/fd/{fd}")
+        if sys.platform == "darwin":
+            import fcntl
+
+            buffer = fcntl.fcntl(fd, _F_GETPATH, bytes(_MAXPATHLEN))
+            return os.fsdecode(buffer.split(b"\0", 1)[0])
+    except OSError:
+        return None
+    return None
+
+
+def _same_object(fd: int, real: Path) -> bool:
+    """Fallback: the path still resolves to itself and names the very inode that was opened."""
+    if os.path.realpath(real) != str(real):
+        return False
+    try:
+        now = os.stat(real, follow_symlinks=False)
+    except OSError:
+        return False
+    opened = os.fstat(fd)
+    return (now.st_dev, now.st_ino) == (opened.st_dev, opened.st_ino)
+
+
+@contextmanager
+def _os_errors(shown: str) -> Iterator[None]:
+    """Operating-system failures as fruitctl errors a person can act on."""
+    try:
+        yield
+    except FruitctlError:
+        raise
+    except OSError as exc:
+        raise _translate(exc, shown) from None
+
+
+def _translate(exc: OSError, shown: str, *, folder: bool = False) -> FruitctlError:
+    """``folder``: the error came from opening the folder that is to hold ``shown``."""
+    if exc.errno in _LINK_ERRNOS:
+        which = "its folder" if folder else "it"
+        return PermissionDenied(
+            f"Cannot use '{shown}': {which} is (or just became) a symbolic link, which is not "
+            "followed.",
+            path=shown,
+        )
+    if folder and isinstance(exc, FileNotFoundError | NotADirectoryError):
+        return NotFound(f"The folder that would hold '{shown}' does not exist.", path=shown)
+    if isinstance(exc, FileNotFoundError):
+        return NotFound(f"'{shown}' does not exist.", path=shown)
+    if isinstance(exc, PermissionError):
+        return PermissionDenied(f"The system refused access to '{shown}'.", path=shown)
+    if isinstance(exc, NotADirectoryError):
+        return InvalidParams(f"'{shown}' is not a folder (or a part of the path is not).")
+    if isinstance(exc, IsADirectoryError):
+        return InvalidParams(f"'{shown}' is a folder, not a file.")
+    if exc.errno == errno.ENAMETOOLONG:
+        return InvalidParams(f"The path '{shown}' is too long.")
+    return ExecutionFailed(f"Could not use '{shown}': {exc.strerror or exc}.", path=shown)
+
+
+# -- reading --------------------------------------------------------------------------------------
+
+
+def _read_limited(fd: int, size: int, max_bytes: int, shown: str) -> bytes:
+    if size > max_bytes:
+        raise _too_big(shown, max_bytes)
+    chunks: list[bytes] = []
+    remaining = max_bytes + 1  # one byte more tells a file that grew past the limit
+    while remaining > 0:
+        chunk = os.read(fd, min(remaining, 1 << 20))
+        if not chunk:
+            break
+        chunks.append(chunk)
+        remaining -= len(chunk)
+    data = b"".join(chunks)
+    if len(data) > max_bytes:
+        raise _too_big(shown, max_bytes)
+    return data
+
+
+def _text(data: bytes, shown: str) -> str:
+    binary = InvalidParams(f"'{shown}' is a binary file (not UTF-8 text), so it cannot be read.")
+    if b"\0" in data:
+        raise binary
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError:
+        raise binary from None
+
+
+def _too_big(shown: str, max_bytes: int) -> InvalidParams:
+    return InvalidParams(
+        f"'{shown}' is larger than the limit of {_size(max_bytes)} ({max_bytes} bytes)."
+    )
+
+
+def _size(count: int) -> str:
+    return f"{count / (1024 * 1024):g} MB"
+
+
+# -- listing --------------------------------------------------------------------------------------
+
+
+def _entries(fd: int, where: Path, rules: PathRules) -> list[dict[str, Any]]:
+    """Forbidden names are judged where the folder really is, not where it was asked for."""
+    with os.scandir(fd) as items:
+        found = [_entry(i) for i in items if not rules.is_forbidden(where / i.name)]
+    return sorted((e for e in found if e is not None), key=lambda e: str(e["name"]))
+
+
+def _entry(item: os.DirEntry[str]) -> dict[str, Any] | None:
+    """One entry, never following a link; ``None`` when it vanished while being listed."""
+    try:
+        info = item.stat(follow_symlinks=False)
+    except FileNotFoundError:
+        return None
+    modified = datetime.fromtimestamp(info.st_mtime).astimezone()
+    return {
+        "name": item.name,
+        "type": _kind(info.st_mode),
+        "size": info.st_size,
+        "modified": format_datetime(modified),
+    }
+
+
+def _kind(mode: int) -> str:
+    if stat.S_ISLNK(mode):
+        return "symlink"
+    if stat.S_ISDIR(mode):
+        return "directory"
+    if stat.S_ISREG(mode):
+        return "file"
+    return "other"
+
+
+# -- writing --------------------------------------------------------------------------------------
+
+
+def _encoded(content: str, max_bytes: int, shown: str) -> bytes:
+    try:
+        data = content.encode("utf-8")
+    except UnicodeEncodeError:
+        raise InvalidParams("The content has characters that cannot be written as UTF-8.") from None
+    if len(data) > max_bytes:
+        raise InvalidParams(
+            f"The content for '{shown}' is {len(data)} bytes, over the limit of "
+            f"{_size(max_bytes)} ({max_bytes} bytes)."
+        )
+    return data
+
+
+def _existing_target(folder: int, name: str, shown: str) -> int | None:
+    """The permission bits of the file being replaced; refuses a link, a folder or a device."""
+    try:
+        info = os.stat(name, dir_fd=folder, follow_symlinks=False)
+    except FileNotFoundError:
+        return None
+    except OSError as exc:
+        raise _translate(exc, shown) from None
+    if stat.S_ISLNK(info.st_mode):
+        raise PermissionDenied(
+            f"Cannot write '{shown}': it is a symbolic link, which is never written through.",
+            path=shown,
+        )
+    if not stat.S_ISREG(info.st_mode):
+        raise InvalidParams(f"Cannot write '{shown}': it exists and is not a regular file.")
+    return stat.S_IMODE(info.st_mode) & 0o777
+
+
+def _replace(folder: int, name: str, data: bytes, mode: int | None) -> None:
+    """Temp file, fsync, rename over ``name``, fsync the folder; the temp file never survives."""
+    temp, fd = _create_temp(folder)
+    try:
+        try:
+            _write_all(fd, data)
+            if mode is not None:
+                os.fchmod(fd, mode)
+            os.fsync(fd)
+        finally:
+            os.close(fd)
+        os.rename(temp, name, src_dir_fd=folder, dst_dir_fd=folder)
+    except BaseException:
+        with suppress(OSError):
+            os.unlink(temp, dir_fd=folder)
+        raise
+    os.fsync(folder)
+
+
+def _create_temp(folder: int) -> tuple[str, int]:
+    """A new private file in ``folder``; its name does not grow with the target's."""
+    for _ in range(16):
+        temp = f".fruitctl-{secrets.token_hex(8)}.tmp"
+        try:
+            return temp, os.open(temp, _TEMP_FLAGS, 0o600, dir_fd=folder)
+        except FileExistsError:
+            continue
+    raise ExecutionFailed("Could not create a temporary file next to the target.")
+
+
+def _write_all(fd: int, data: bytes) -> None:
+    view = memoryview(data)
+    while view:
+        written = os.write(fd, view)
+        view = view[written:]

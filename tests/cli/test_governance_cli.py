@@ -1,0 +1,143 @@
+"""`fruitctl tools`, `fruitctl mode` and `fruitctl stats` as a person and a script use them."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+from typer.testing import CliRunner
+
+from fruitctl.cli.app import app
+
+runner = CliRunner()
+
+
+def cli(*args: str) -> Any:
+    return runner.invoke(app, list(args))
+
+
+def test_tools_list_shows_every_tool() -> None:
+    result = cli("tools", "list")
+    assert result.exit_code == 0
+    for name in ("query_reminders", "read_file", "write_file", "web_search", "read_system_logs"):
+        assert name in result.stdout
+    listed = json.loads(cli("tools", "list", "--json").stdout)
+    write = next(t for t in listed if t["name"] == "write_file")
+    assert write["category"] == "system_write" and write["allowed_modes"] == [
+        "NORMAL",
+        "ALERT",
+        "DEGRADED",
+        "RECOVERY",
+    ]
+    only = json.loads(cli("tools", "list", "--category", "network", "--json").stdout)
+    assert [t["name"] for t in only] == ["web_search"]
+
+
+def test_tools_call_prints_the_output() -> None:
+    result = cli("tools", "call", "get_lists")
+    assert result.exit_code == 0
+    assert json.loads(result.stdout)[0]["name"] == "Reminders"
+    made = cli(
+        "tools",
+        "call",
+        "create_reminders",
+        "--args",
+        '{"reminders": [{"title": "from the cli"}]}',
+        "--json",
+    )
+    assert made.exit_code == 0 and json.loads(made.stdout)[0]["title"] == "from the cli"
+
+
+def test_tools_call_as_an_agent_needs_approval_for_writes() -> None:
+    result = cli(
+        "tools",
+        "call",
+        "create_reminders",
+        "--as",
+        "agent",
+        "--args",
+        '{"reminders": [{"title": "x"}]}',
+        "--json",
+    )
+    assert result.exit_code == 6
+    error = json.loads(result.stdout)["error"]
+    assert error["code"] == "approval_required"
+    assert json.loads(cli("reminders", "list", "--json").stdout) == []
+
+
+def test_tools_call_errors() -> None:
+    unknown = cli("tools", "call", "nope")
+    assert unknown.exit_code == 2 and "Unknown tool 'nope'." in unknown.stderr
+    bad_json = cli("tools", "call", "get_lists", "--args", "{oops")
+    assert bad_json.exit_code == 2 and "--args is not valid JSON" in bad_json.stderr
+    not_object = cli("tools", "call", "get_lists", "--args", "[1]")
+    assert not_object.exit_code == 2 and "must be a JSON object" in not_object.stderr
+
+
+def test_every_tool_can_be_called_from_the_cli(home: Path) -> None:
+    workspace = home / "workspace"
+    workspace.mkdir(parents=True)
+    (workspace / "a.txt").write_text("alpha")
+    calls = {
+        "query_reminders": {},
+        "get_lists": {},
+        "open_reminders": {},
+        "create_reminders": {"reminders": [{"title": "t"}]},
+        "read_file": {"path": str(workspace / "a.txt")},
+        "list_directory": {"path": str(workspace)},
+        "write_file": {"path": str(workspace / "b.txt"), "content": "beta"},
+        "system_metrics_snapshot": {},
+        "check_process_health": {"pid": 1},
+        "read_system_logs": {"since_minutes": 5, "lines": 5},
+    }
+    for name, args in calls.items():
+        result = cli("tools", "call", name, "--args", json.dumps(args), "--json")
+        payload = json.loads(result.stdout)
+        # read_system_logs may be unsupported on a machine without a journal reader.
+        assert result.exit_code == 0 or payload["error"]["code"] == "unsupported", (name, payload)
+    created = json.loads(cli("reminders", "list", "--json").stdout)
+    reminder_id = created[0]["id"]
+    for name, args in {
+        "get_reminder": {"id": reminder_id},
+        "update_reminders": {"reminders": [{"id": reminder_id, "completed": True}]},
+        "delete_reminders": {"ids": [reminder_id]},
+    }.items():
+        assert cli("tools", "call", name, "--args", json.dumps(args)).exit_code == 0, name
+    assert (workspace / "b.txt").read_text() == "beta"
+
+
+def test_mode_get_and_set() -> None:
+    shown = cli("mode")
+    assert shown.exit_code == 0 and shown.stdout.startswith("NORMAL (default)")
+    changed = cli("mode", "set", "lockdown", "--json")
+    assert changed.exit_code == 0
+    state = json.loads(changed.stdout)
+    assert state["mode"] == "LOCKDOWN" and state["setBy"].startswith("human:cli:")
+    assert cli("mode", "get").stdout.startswith("LOCKDOWN since ")
+    refused = cli("reminders", "add", "--title", "x")
+    assert refused.exit_code == 5
+    assert "create_reminders is not allowed in LOCKDOWN mode." in refused.stderr
+    bad = cli("mode", "set", "PANIC")
+    assert bad.exit_code == 2 and "Unknown mode 'PANIC'" in bad.stderr
+
+
+def test_stats_after_some_calls() -> None:
+    cli("lists")
+    cli("lists")
+    cli("reminders", "list", "--limit", "0")
+    rows = {r["tool"]: r for r in json.loads(cli("stats", "--json").stdout)}
+    assert rows["get_lists"]["calls"] == 2
+    assert rows["query_reminders"]["failures"] == 1
+    text = cli("stats", "--since", "1h")
+    assert text.exit_code == 0 and "get_lists" in text.stdout
+    assert cli("stats", "--since", "yesterday").exit_code == 2
+
+
+def test_a_malformed_governance_file_refuses_to_start(home: Path) -> None:
+    home.mkdir(parents=True, exist_ok=True)
+    (home / "governance.yaml").write_text("tools:\n  write_file:\n    allowed_in_modes: [NORML]\n")
+    result = cli("reminders", "list")
+    assert result.exit_code == 78
+    assert f"{home / 'governance.yaml'}:3: tools.write_file.allowed_in_modes.0" in result.stderr
+    assert "Traceback" not in result.stderr

@@ -1,0 +1,261 @@
+"""Gateway.invoke: lookup, validation, policy, execution under a timeout, results, telemetry.
+Seed 001's success criteria, end to end through real stores."""
+
+from __future__ import annotations
+
+import io
+import json
+import threading
+import time
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+from pydantic import Field
+from searx_server import running_searx
+
+from fruitctl import bootstrap, telemetry
+from fruitctl.config import load
+from fruitctl.gateway import Gateway
+from fruitctl.policy import governance
+from fruitctl.policy.decision import Actor
+from fruitctl.policy.engine import Policy
+from fruitctl.policy.modes import ModeStore
+from fruitctl.policy.targets import CHECKS
+from fruitctl.store import open_database
+from fruitctl.tools.context import ToolContext
+from fruitctl.tools.model import Tool, ToolInput, tool
+from fruitctl.tools.registry import ToolRegistry
+
+AGENT = Actor("agent", "test-agent")
+HUMAN = Actor("human", "tester")
+
+
+class Nap(ToolInput):
+    seconds: float = Field(0, description="How long to sleep.")
+
+
+@tool(category="read_only", risk="low", title="Sleep", timeout=0.3)
+def nap(args: Nap, ctx: ToolContext) -> dict[str, Any]:
+    """Sleep for a while (a tool that can outlive its timeout)."""
+    time.sleep(args.seconds)
+    return {"slept": args.seconds}
+
+
+class Nothing(ToolInput):
+    pass
+
+
+@tool(category="read_only", risk="low", title="Crash")
+def crash(args: Nothing, ctx: ToolContext) -> None:
+    """Always fails with an unexpected exception."""
+    raise RuntimeError("secret internals at /home/someone/.ssh")
+
+
+@pytest.fixture
+def app(home: Path) -> Iterator[bootstrap.App]:
+    built = bootstrap.build()
+    yield built
+    built.close()
+
+
+@pytest.fixture
+def log_stream() -> io.StringIO:
+    return io.StringIO()
+
+
+@pytest.fixture
+def custom(home: Path, log_stream: io.StringIO) -> Iterator[Gateway]:
+    """A gateway over two test tools plus the reminder tools, logging into a string."""
+    config = load()
+    app = bootstrap.build(config)
+    extra: list[Tool] = [nap, crash]
+    catalog = [*extra, *app.gateway.registry]
+    rules = governance.load(config.paths, [t.definition for t in catalog])
+    engine = open_database(config.paths.state_db, "state")
+    recorder = telemetry.CallRecorder(engine)
+    modes = ModeStore(engine)
+    gateway = Gateway(
+        ToolRegistry(catalog),
+        Policy(rules, modes, recorder, CHECKS),
+        app.gateway.context,
+        telemetry.configure_logging(None, stream=log_stream),
+        recorder,
+        lambda *_: None,  # no sandboxed test tools
+    )
+    yield gateway
+    gateway.close()
+    modes.close()
+    app.close()
+    engine.dispose()
+
+
+def events(gateway: Gateway, stream: io.StringIO) -> list[dict[str, Any]]:
+    gateway.flush()
+    return [json.loads(line) for line in stream.getvalue().splitlines()]
+
+
+# -- seed 001 success criteria --------------------------------------------------------------
+
+
+def test_registry_lists_every_reminder_and_machine_tool(app: bootstrap.App) -> None:
+    names = set(app.gateway.registry.names())
+    assert {
+        "query_reminders",
+        "get_lists",
+        "create_reminders",
+        "update_reminders",
+        "delete_reminders",
+        "open_reminders",
+        "get_reminder",
+        "read_file",
+        "list_directory",
+        "write_file",
+        "system_metrics_snapshot",
+        "check_process_health",
+        "read_system_logs",
+        "web_search",
+    } <= names
+    for definition in app.gateway.registry.list_tools():
+        assert definition.input_schema["additionalProperties"] is False
+        assert definition.description and definition.title
+
+
+def test_a_read_runs_and_reports_latency(app: bootstrap.App) -> None:
+    result = app.gateway.invoke("get_lists", {}, AGENT)
+    assert result.success and result.error is None
+    assert result.output[0]["name"] == "Reminders"
+    assert result.latency_ms > 0 and len(result.trace_id) == 32
+
+
+def test_three_mvp_tools_work_through_the_gateway(
+    home: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    workspace = home / "workspace"
+    workspace.mkdir(parents=True)
+    (workspace / "note.txt").write_text("hello")
+    with running_searx() as searx:
+        monkeypatch.setenv("FRUITCTL_WEB__PROVIDER", "searxng")
+        monkeypatch.setenv("FRUITCTL_WEB__SEARXNG_URL", searx.url)
+        app = bootstrap.build()
+        read = app.gateway.invoke("read_file", {"path": str(workspace / "note.txt")}, AGENT)
+        metrics = app.gateway.invoke("system_metrics_snapshot", {}, AGENT)
+        search = app.gateway.invoke("web_search", {"query": "fruit", "max_results": 2}, AGENT)
+        app.close()
+    assert read.success and read.output["content"] == "hello"
+    assert metrics.success and metrics.output["memory"]["total_bytes"] > 0
+    assert search.success, search.error
+    assert search.output["count"] == 2 and search.output["results"][0]["url"].startswith("http")
+    assert searx.paths and "format=json" in searx.paths[0]
+
+
+def test_unknown_tools_and_bad_arguments_are_results(app: bootstrap.App) -> None:
+    missing = app.gateway.invoke("no_such_tool", {}, AGENT)
+    assert (missing.success, missing.error_code) == (False, "method_not_found")
+    bad = app.gateway.invoke("query_reminders", {"limit": 500}, AGENT)
+    assert bad.error_code == "invalid_params" and "'limit'" in (bad.error or "")
+    extra = app.gateway.invoke("get_lists", {"surprise": 1}, AGENT)
+    assert extra.error_code == "invalid_params" and "surprise" in (extra.error or "")
+    missing_title = app.gateway.invoke("create_reminders", {"reminders": [{}]}, AGENT)
+    assert missing_title.error == "Action 'create_reminders' requires 'title' to be specified."
+
+
+def test_a_crashing_tool_is_an_internal_error_without_internals(custom: Gateway) -> None:
+    result = custom.invoke("crash", {}, AGENT)
+    assert (result.success, result.error_code) == (False, "internal_error")
+    assert ".ssh" not in (result.error or "") and "Traceback" not in (result.error or "")
+
+
+def test_a_slow_tool_times_out_and_the_gateway_stays_responsive(custom: Gateway) -> None:
+    started = time.perf_counter()
+    slow = custom.invoke("nap", {"seconds": 3}, AGENT)
+    assert slow.error_code == "timeout" and slow.metadata["retryable"] is True
+    assert time.perf_counter() - started < 2
+    quick = custom.invoke("nap", {"seconds": 0}, AGENT)
+    assert quick.success and quick.output == {"slept": 0}
+
+
+def test_telemetry_events_carry_trace_ids_and_never_a_note_body(
+    custom: Gateway, log_stream: io.StringIO
+) -> None:
+    secret = "the combination is 12-34-56"
+    custom.invoke(
+        "create_reminders",
+        {"reminders": [{"title": "safe", "notes": secret}]},
+        HUMAN,
+        trace_id="ab" * 16,
+    )
+    custom.invoke("crash", {}, AGENT)
+    custom.invoke("create_reminders", {"reminders": [{"title": "x"}]}, AGENT)
+    logged = events(custom, log_stream)
+    kinds = [e["event"] for e in logged]
+    assert kinds[:2] == ["tool_call_started", "tool_call_completed"]
+    assert "tool_call_failed" in kinds and "tool_call_blocked" in kinds
+    for event in logged:
+        assert event["trace_id"] and event["span_id"] and event["tool_name"] and event["actor"]
+    assert logged[0]["trace_id"] == "ab" * 16
+    assert logged[0]["arguments"]["reminders"][0]["notes"] == f"<redacted {len(secret)}>"
+    assert secret not in log_stream.getvalue()
+
+
+def test_concurrent_calls_do_not_interfere(custom: Gateway) -> None:
+    results: list[Any] = []
+    threads = [
+        threading.Thread(target=lambda: results.append(custom.invoke("get_lists", {}, AGENT)))
+        for _ in range(16)
+    ]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    assert len(results) == 16 and all(r.success for r in results)
+
+
+# -- governance through the gateway --------------------------------------------------------
+
+
+def test_pim_writes_from_an_agent_need_approval(app: bootstrap.App) -> None:
+    result = app.gateway.invoke("create_reminders", {"reminders": [{"title": "x"}]}, AGENT)
+    assert (result.success, result.error_code) == (False, "approval_required")
+    assert "approval" in (result.error or "")
+    assert app.call("query_reminders", {}) == []  # nothing was written
+
+
+def test_a_person_writes_directly(app: bootstrap.App) -> None:
+    created = app.call("create_reminders", {"reminders": [{"title": "mine"}]}, HUMAN)
+    assert created[0]["title"] == "mine"
+
+
+def test_lockdown_refuses_writes_with_the_reason_and_keeps_reads(
+    app: bootstrap.App, home: Path
+) -> None:
+    app.modes.set("LOCKDOWN", "test")
+    denied = app.gateway.invoke("create_reminders", {"reminders": [{"title": "x"}]}, HUMAN)
+    assert denied.error_code == "mode_forbidden"
+    assert denied.error == "create_reminders is not allowed in LOCKDOWN mode."
+    (home / "workspace").mkdir(parents=True)
+    write = app.gateway.invoke(
+        "write_file", {"path": str(home / "workspace" / "a.txt"), "content": "x"}, HUMAN
+    )
+    assert write.error_code == "mode_forbidden"
+    assert not (home / "workspace" / "a.txt").exists()
+    assert app.gateway.invoke("get_lists", {}, AGENT).success
+
+
+def test_write_file_follows_the_mode(app: bootstrap.App, home: Path) -> None:
+    workspace = home / "workspace"
+    workspace.mkdir(parents=True)
+    target = str(workspace / "out.txt")
+    assert app.gateway.invoke("write_file", {"path": target, "content": "1"}, AGENT).success
+    app.modes.set("ALERT", "test")
+    waiting = app.gateway.invoke("write_file", {"path": target, "content": "2"}, AGENT)
+    assert waiting.error_code == "approval_required"
+    assert (workspace / "out.txt").read_text() == "1"
+
+
+def test_paths_outside_the_roots_are_denied_before_running(app: bootstrap.App, home: Path) -> None:
+    outside = app.gateway.invoke("write_file", {"path": "/etc/evil", "content": "x"}, AGENT)
+    assert outside.error_code == "permission_denied"
+    secret = app.gateway.invoke("read_file", {"path": str(home / "state.db")}, AGENT)
+    assert secret.error_code == "permission_denied"
