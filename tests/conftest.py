@@ -13,6 +13,7 @@ from pathlib import Path
 
 import pytest
 from hypothesis import settings
+from searx_server import FakeSearx, running_searx
 
 from fruitctl.backends.local import LocalReminders
 from fruitctl.services.reminders import RemindersService
@@ -30,6 +31,13 @@ def _zone_and_home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[
     yield home
     monkeypatch.undo()
     time.tzset()
+
+
+@pytest.fixture
+def searx() -> Iterator[FakeSearx]:
+    """A real HTTP server on 127.0.0.1 answering in SearxNG's JSON format."""
+    with running_searx() as server:
+        yield server
 
 
 @pytest.fixture

@@ -6,6 +6,8 @@ import json
 from pathlib import Path
 from typing import Any
 
+import pytest
+from searx_server import FakeSearx
 from typer.testing import CliRunner
 
 from fruitctl.cli.app import app
@@ -75,7 +77,11 @@ def test_tools_call_errors() -> None:
     assert not_object.exit_code == 2 and "must be a JSON object" in not_object.stderr
 
 
-def test_every_tool_can_be_called_from_the_cli(home: Path) -> None:
+def test_every_tool_can_be_called_from_the_cli(
+    home: Path, monkeypatch: pytest.MonkeyPatch, searx: FakeSearx
+) -> None:
+    monkeypatch.setenv("FRUITCTL_WEB__PROVIDER", "searxng")
+    monkeypatch.setenv("FRUITCTL_WEB__SEARXNG_URL", searx.url)
     workspace = home / "workspace"
     workspace.mkdir(parents=True)
     (workspace / "a.txt").write_text("alpha")
@@ -90,6 +96,7 @@ def test_every_tool_can_be_called_from_the_cli(home: Path) -> None:
         "system_metrics_snapshot": {},
         "check_process_health": {"pid": 1},
         "read_system_logs": {"since_minutes": 5, "lines": 5},
+        "web_search": {"query": "fruit", "max_results": 3},
     }
     for name, args in calls.items():
         result = cli("tools", "call", name, "--args", json.dumps(args), "--json")
@@ -105,6 +112,7 @@ def test_every_tool_can_be_called_from_the_cli(home: Path) -> None:
     }.items():
         assert cli("tools", "call", name, "--args", json.dumps(args)).exit_code == 0, name
     assert (workspace / "b.txt").read_text() == "beta"
+    assert any("format=json" in path for path in searx.paths)
 
 
 def test_mode_get_and_set() -> None:

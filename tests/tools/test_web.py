@@ -49,12 +49,6 @@ ANY_HOST = DomainRules()
 
 
 @pytest.fixture
-def searx() -> Iterator[FakeSearx]:
-    with running_searx() as server:
-        yield server
-
-
-@pytest.fixture
 def other_searx() -> Iterator[FakeSearx]:
     with running_searx() as server:
         yield server
