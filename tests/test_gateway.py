@@ -215,10 +215,10 @@ def test_concurrent_calls_do_not_interfere(custom: Gateway) -> None:
 # -- governance through the gateway --------------------------------------------------------
 
 
-def test_pim_writes_from_an_agent_need_approval(app: bootstrap.App) -> None:
+def test_pim_writes_from_an_agent_wait_as_proposals(app: bootstrap.App) -> None:
     result = app.gateway.invoke("create_reminders", {"reminders": [{"title": "x"}]}, AGENT)
-    assert (result.success, result.error_code) == (False, "approval_required")
-    assert "approval" in (result.error or "")
+    assert result.success and result.output["status"] == "pending"
+    assert result.output["approve"] == f"fruitctl proposals approve {result.output['proposalId']}"
     assert app.call("query_reminders", {}) == []  # nothing was written
 
 
@@ -250,8 +250,10 @@ def test_write_file_follows_the_mode(app: bootstrap.App, home: Path) -> None:
     assert app.gateway.invoke("write_file", {"path": target, "content": "1"}, AGENT).success
     app.modes.set("ALERT", "test")
     waiting = app.gateway.invoke("write_file", {"path": target, "content": "2"}, AGENT)
-    assert waiting.error_code == "approval_required"
+    assert waiting.success and waiting.output["status"] == "pending"
     assert (workspace / "out.txt").read_text() == "1"
+    app.approvals.approve(waiting.output["proposalId"], HUMAN)
+    assert (workspace / "out.txt").read_text() == "2"
 
 
 def test_paths_outside_the_roots_are_denied_before_running(app: bootstrap.App, home: Path) -> None:

@@ -15,6 +15,9 @@ from sqlalchemy import Engine
 
 from fruitctl import config as config_module
 from fruitctl import telemetry
+from fruitctl.approvals.audit import AuditLog
+from fruitctl.approvals.config import ConfigStore
+from fruitctl.approvals.engine import Approvals
 from fruitctl.config import Config, ConfigError
 from fruitctl.domain.errors import from_code
 from fruitctl.gateway import Gateway
@@ -46,6 +49,9 @@ class App:
     @cached_property
     def backend(self) -> RemindersBackend:
         backend: RemindersBackend = self.backend_factory(self.config)
+        close = getattr(backend, "close", None)
+        if callable(close):
+            self._closers.append(close)
         return backend
 
     @cached_property
@@ -70,6 +76,27 @@ class App:
         return store
 
     @cached_property
+    def ledger(self) -> Engine:
+        """state.db for proposals and the audit log: every commit synced to disk (FULL)."""
+        engine = open_database(self.config.paths.state_db, "state", synchronous="FULL")
+        self._closers.append(engine.dispose)
+        return engine
+
+    @cached_property
+    def audit(self) -> AuditLog:
+        return AuditLog(self.ledger)
+
+    @cached_property
+    def settings(self) -> ConfigStore:
+        return ConfigStore(self.ledger, self.audit)
+
+    @property
+    def approvals(self) -> Approvals:
+        approvals = self.gateway.approvals
+        assert approvals is not None  # set when the gateway is built
+        return approvals
+
+    @cached_property
     def gateway(self) -> Gateway:
         catalog = all_tools()
         rules = governance_module.load(self.config.paths, [t.definition for t in catalog])
@@ -79,12 +106,23 @@ class App:
         policy = Policy(rules, self.modes, recorder, CHECKS)
         log = telemetry.configure_logging(self.config.paths.log_dir)
         gateway = Gateway(registry, policy, context, log, recorder, _run_in_child)
-        self._closers.insert(0, gateway.close)
+        ttl = self.config.settings.approvals.ttl_hours * 3600
+        gateway.approvals = Approvals(
+            self.ledger, self.audit, registry, context, gateway.run_tool, ttl
+        )
+        self._closers.append(gateway.close)
+        gateway.approvals.recover()  # finish what a killed process left half-approved
         return gateway
 
-    def call(self, tool: str, args: dict[str, Any] | None, actor: Actor = CLI_ACTOR) -> Any:
+    def call(
+        self,
+        tool: str,
+        args: dict[str, Any] | None,
+        actor: Actor = CLI_ACTOR,
+        idempotency_key: str | None = None,
+    ) -> Any:
         """Invoke a tool and return its output; a failed call raises its error."""
-        result = self.gateway.invoke(tool, args, actor)
+        result = self.gateway.invoke(tool, args, actor, idempotency_key=idempotency_key)
         if result.success:
             return result.output
         raise from_code(result.error_code, result.error or "", **result.error_details)
@@ -94,9 +132,10 @@ class App:
         return telemetry.call_stats(self.state, since)
 
     def close(self) -> None:
-        for closer in self._closers:
-            closer()
-        self._closers.clear()
+        # Last opened, first closed: a connection is handed back before its pool is disposed,
+        # or it would stay open - and a stale handle on a WAL database breaks the next opener.
+        while self._closers:
+            self._closers.pop()()
 
     def _factories(self, rules: governance_module.Governance) -> dict[str, Callable[[], Any]]:
         from fruitctl.services.files import FileService
@@ -105,6 +144,8 @@ class App:
 
         web_rules = rules.of("web_search")
         return {
+            "approvals": lambda: self.approvals,
+            "config": lambda: self.settings,
             "reminders": lambda: self.reminders,
             "files": FileService,
             "system": SystemService,

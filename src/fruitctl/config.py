@@ -93,6 +93,12 @@ class WebConfig(Section):
     timeout_seconds: float = Field(10, gt=0, le=60, description="Per-search network timeout.")
 
 
+class ApprovalsConfig(Section):
+    ttl_hours: float = Field(
+        24, gt=0, le=24 * 30, description="How long a proposal waits before it expires."
+    )
+
+
 class Settings(BaseSettings):
     """Everything a user can configure."""
 
@@ -105,6 +111,7 @@ class Settings(BaseSettings):
 
     reminders: RemindersConfig = Field(default_factory=RemindersConfig)
     web: WebConfig = Field(default_factory=WebConfig)
+    approvals: ApprovalsConfig = Field(default_factory=ApprovalsConfig)
 
     @classmethod
     def settings_customise_sources(

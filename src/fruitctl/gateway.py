@@ -8,12 +8,13 @@ the background) and the gateway answers ``timeout`` and stays responsive.
 
 from __future__ import annotations
 
+import contextvars
 import time
 from collections.abc import Callable, Mapping
 from concurrent.futures import ThreadPoolExecutor
 from concurrent.futures import TimeoutError as FutureTimeout
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from pydantic import BaseModel
 
@@ -21,10 +22,14 @@ from fruitctl.domain.errors import FruitctlError, InternalError, MethodNotFound,
 from fruitctl.policy.decision import Actor, Decision
 from fruitctl.policy.engine import Policy
 from fruitctl.telemetry import CallRecord, CallRecorder, EventLog, new_span_id, new_trace_id
-from fruitctl.tools.context import ToolContext
+from fruitctl.tools.context import ToolContext, current_actor
 from fruitctl.tools.model import Tool, ToolResult
 from fruitctl.tools.registry import ToolRegistry
 
+if TYPE_CHECKING:
+    from fruitctl.approvals.engine import Approvals
+
+WRITE_CATEGORIES = frozenset({"pim_write", "system_write"})
 ChildRunner = Callable[[str, dict[str, Any], float, Any], Any]
 
 
@@ -57,6 +62,9 @@ class Gateway:
         self._run_child = run_child
         self._pool = ThreadPoolExecutor(max_workers=workers, thread_name_prefix="fruitctl-tool")
 
+    approvals: Approvals | None = None
+    """Set by the composition root; without it a write that needs approval is refused."""
+
     def invoke(
         self,
         name: str,
@@ -64,6 +72,7 @@ class Gateway:
         actor: Actor,
         *,
         trace_id: str | None = None,
+        idempotency_key: str | None = None,
     ) -> ToolResult:
         call = _Call(name, actor, trace_id or new_trace_id(), new_span_id(), time.perf_counter())
         tool = self.registry.get(name)
@@ -75,9 +84,11 @@ class Gateway:
             decision = self.policy.decide(tool, parsed, actor, self.context)
         except FruitctlError as exc:
             return self._failed(call, exc, "failed")
+        if decision.verdict == "propose" and self.approvals is not None:
+            return self._proposed(call, tool, parsed, idempotency_key)
         if decision.verdict != "allow":
             return self._blocked(call, decision)
-        return self._execute(call, tool, parsed)
+        return self._execute(call, tool, parsed, idempotency_key)
 
     def flush(self) -> None:
         """Write the buffered call records and events now."""
@@ -91,21 +102,58 @@ class Gateway:
 
     # -- execution ---------------------------------------------------------------------------
 
-    def _execute(self, call: _Call, tool: Tool, args: BaseModel) -> ToolResult:
+    def run_tool(self, tool: Tool, args: BaseModel) -> Any:
+        """Run a tool on a worker under its timeout, carrying the caller's context (actor,
+        write tokens) into the worker. Raises the tool's error, or ``Timeout``."""
         timeout = tool.definition.timeout_seconds
-        self._log.info("tool_call_started", **self._fields(call), arguments=args)
-        future = self._pool.submit(self._run, tool, args, timeout)
+        future = self._pool.submit(contextvars.copy_context().run, self._run, tool, args, timeout)
         try:
-            output = future.result(timeout=timeout)
+            return future.result(timeout=timeout)
         except FutureTimeout:
             future.cancel()
-            error = Timeout(f"{tool.name} did not finish within {timeout:g} s.")
-            return self._failed(call, error, "failed")
+            raise Timeout(f"{tool.name} did not finish within {timeout:g} s.") from None
+
+    def _perform(self, tool: Tool, args: BaseModel, actor: Actor, key: str | None) -> Any:
+        writes = tool.definition.category in WRITE_CATEGORIES
+        if writes and self.approvals is not None:  # exactly-once, audited, undoable
+            return self.approvals.execute_direct(tool, args, actor, key)
+        return self.run_tool(tool, args)
+
+    def _proposed(self, call: _Call, tool: Tool, args: BaseModel, key: str | None) -> ToolResult:
+        assert self.approvals is not None
+        try:
+            pending = self.approvals.propose(tool, args, call.actor, key)
+        except FruitctlError as exc:
+            return self._failed(call, exc, "failed")
+        latency = self._elapsed(call)
+        self._log.info(
+            "tool_call_proposed",
+            **self._fields(call),
+            proposal_id=pending["proposalId"],
+            latency_ms=latency,
+        )
+        self._record(call, "proposed", "approval_required", latency)
+        return ToolResult(
+            tool_name=call.name,
+            success=True,
+            output=pending,
+            latency_ms=latency,
+            trace_id=call.trace_id,
+            metadata={"pending": True},
+        )
+
+    def _execute(self, call: _Call, tool: Tool, args: BaseModel, key: str | None) -> ToolResult:
+        self._log.info("tool_call_started", **self._fields(call), arguments=args)
+        token = current_actor.set(call.actor)
+        try:
+            output = self._perform(tool, args, call.actor, key)
         except FruitctlError as exc:
             return self._failed(call, exc, "failed")
         except Exception as exc:  # a bug in a tool: report it, never its traceback
             self._log.error("tool_call_crashed", **self._fields(call), exception=type(exc).__name__)
             return self._failed(call, InternalError(f"{tool.name} failed unexpectedly."), "failed")
+        finally:
+            current_actor.reset(token)
         latency = self._elapsed(call)
         self._log.info("tool_call_completed", **self._fields(call), latency_ms=latency)
         self._record(call, "ok", None, latency)

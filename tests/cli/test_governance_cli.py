@@ -51,21 +51,40 @@ def test_tools_call_prints_the_output() -> None:
     assert made.exit_code == 0 and json.loads(made.stdout)[0]["title"] == "from the cli"
 
 
-def test_tools_call_as_an_agent_needs_approval_for_writes() -> None:
-    result = cli(
-        "tools",
-        "call",
-        "create_reminders",
-        "--as",
-        "agent",
-        "--args",
-        '{"reminders": [{"title": "x"}]}',
-        "--json",
-    )
-    assert result.exit_code == 6
-    error = json.loads(result.stdout)["error"]
-    assert error["code"] == "approval_required"
+def test_tools_call_as_an_agent_files_a_proposal_a_person_approves() -> None:
+    args = '{"reminders": [{"title": "x"}]}'
+    result = cli("tools", "call", "create_reminders", "--as", "agent", "--args", args, "--json")
+    assert result.exit_code == 0
+    pending = json.loads(result.stdout)
+    assert pending["status"] == "pending"
     assert json.loads(cli("reminders", "list", "--json").stdout) == []
+    listed = cli("proposals", "list", "--status", "pending")
+    assert pending["proposalId"] in listed.stdout and "Create 1 reminder" in listed.stdout
+    shown = cli("proposals", "show", pending["proposalId"])
+    assert "new reminder 1" in shown.stdout and "PENDING" in shown.stdout
+    approved = cli("proposals", "approve", pending["proposalId"])
+    assert approved.exit_code == 0 and "EXECUTED" in approved.stdout
+    assert [r["title"] for r in json.loads(cli("reminders", "list", "--json").stdout)] == ["x"]
+    again = cli("proposals", "approve", pending["proposalId"])
+    assert again.exit_code == 4 and "already EXECUTED" in again.stderr
+    undo = cli("proposals", "undo", pending["proposalId"], "--json")
+    undo_id = json.loads(undo.stdout)["proposalId"]
+    assert cli("proposals", "approve", undo_id).exit_code == 0
+    assert json.loads(cli("reminders", "list", "--json").stdout) == []
+    assert cli("audit", "verify").exit_code == 0
+
+
+def test_config_allowlists_from_the_cli() -> None:
+    assert "(not set)" in cli("config", "get", "allowlist.reminders.lists").stdout
+    cli("config", "set", "allowlist.reminders.lists", "Inbox,Errands")
+    shown = json.loads(cli("config", "get", "allowlist.reminders.lists", "--json").stdout)
+    assert shown == {"allowlist.reminders.lists": ["Inbox", "Errands"]}
+    args = '{"reminders": [{"title": "x"}]}'
+    refused = cli("tools", "call", "create_reminders", "--as", "agent", "--args", args)
+    assert refused.exit_code == 5
+    assert "Writes to list 'Reminders' are not permitted." in refused.stderr
+    bad = cli("config", "set", "allowlist.nope", "x")
+    assert bad.exit_code == 2 and "Unknown config key" in bad.stderr
 
 
 def test_tools_call_errors() -> None:

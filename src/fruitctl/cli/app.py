@@ -78,10 +78,14 @@ def demo_command(as_json: JsonOption = False) -> None:
 
 
 def _register_subcommands() -> None:
-    from fruitctl.cli import governance, tools
+    from fruitctl.cli import governance, proposals, tools
+    from fruitctl.cli.audit import audit_app
     from fruitctl.cli.reminders import reminders_app
 
     app.add_typer(reminders_app, name="reminders")
+    app.add_typer(proposals.proposals_app, name="proposals")
+    app.add_typer(proposals.config_app, name="config")
+    app.add_typer(audit_app, name="audit")
     app.add_typer(tools.tools_app, name="tools")
     app.add_typer(governance.mode_app, name="mode")
     app.command("stats")(governance.stats_command)

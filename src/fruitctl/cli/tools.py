@@ -9,6 +9,7 @@ from typing import Annotated, Any
 import typer
 from rich.table import Table
 
+from fruitctl.bootstrap import CLI_ACTOR
 from fruitctl.cli.app import JsonOption, services
 from fruitctl.cli.output import emit_json, out, run
 from fruitctl.domain.errors import InvalidParams
@@ -43,15 +44,17 @@ def call_command(
     actor: Annotated[
         ActorKind, typer.Option("--as", help="Call as a person (default) or as an agent would.")
     ] = ActorKind.human,
+    key: Annotated[
+        str | None,
+        typer.Option("--idempotency-key", help="Repeat a write safely: same key, same result."),
+    ] = None,
     as_json: JsonOption = False,
 ) -> None:
     """Call a tool through the gateway and print what it returns."""
 
     def call() -> Any:
-        who = Actor("agent", "cli") if actor is ActorKind.agent else None
-        parsed = _arguments(args)
-        app = services(as_json)
-        return app.call(name, parsed, who) if who else app.call(name, parsed)
+        who = Actor("agent", "cli") if actor is ActorKind.agent else CLI_ACTOR
+        return services(as_json).call(name, _arguments(args), who, idempotency_key=key)
 
     run(as_json, call, lambda output: emit_json(output))
 

@@ -27,10 +27,13 @@ def path_check(for_write: bool) -> ArgumentCheck:
 
 
 def reminder_lists_check(args: Any, rules: ToolRules, ctx: ToolContext) -> None:
-    """Every list a reminder write touches (source and destination) must be allowed."""
-    if rules.allowed_lists is None:
+    """Every list a reminder write touches (source and destination) must be allowed - by the
+    config table's allowlist (``fruitctl config``) when set, else by governance.yaml."""
+    chosen = ctx.settings.get("allowlist.reminders.lists")
+    names = chosen if chosen is not None else rules.allowed_lists
+    if names is None:
         return
-    allowed = {name.casefold() for name in rules.allowed_lists}
+    allowed = {name.casefold() for name in names}
     for name in sorted(set(_touched_lists(args, ctx))):
         if name.casefold() not in allowed:
             raise ListNotAllowed(f"Writes to list '{name}' are not permitted.", list=name)

@@ -68,6 +68,9 @@ class NewReminderItem(Input):
     tags: builtins.list[str] | None = Field(None, description="Tags, e.g. ['@calls', 'next']")
     flagged: bool | None = Field(None, description="Flag the reminder")
     url: str | None = Field(None, description="A link kept with the reminder")
+    completedDate: str | None = Field(
+        None, description="Create it already completed at this ISO 8601 date-time"
+    )
 
 
 class CreateReminders(Input):

@@ -158,6 +158,7 @@ class RemindersService:
             "notes": _notes(item.notes),
             "priority": priority_value(item.priority or "none"),
             "due": parse_date_or_datetime(item.dueDate) if item.dueDate is not None else None,
+            "completion": _completed_at(item.completedDate),
             "tags": check_tags(item.tags or ()),
             "is_flagged": bool(item.flagged),
             "url": _url(item.url),
@@ -217,6 +218,10 @@ _CONVERT: dict[str, tuple[str, Callable[[Any], Any]]] = {
     "url": ("url", lambda v: _url(v)),
 }
 _CLEARABLE = frozenset({"notes", "dueDate", "completedDate", "url"})
+
+
+def _completed_at(text: str | None) -> datetime | None:
+    return None if text is None else parse_datetime(text)
 
 
 def _check_target(selector: TargetList | None) -> None:

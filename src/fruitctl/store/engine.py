@@ -20,7 +20,7 @@ WRITE_OPTION = "fruitctl_write"
 
 MIGRATIONS = Path(__file__).parent / "migrations"
 # The newest revision of each database; tests check these against the migration scripts.
-HEADS: dict[Kind, str] = {"local": "0001_reminders", "state": "0001_state"}
+HEADS: dict[Kind, str] = {"local": "0002_applied_writes", "state": "0002_approvals"}
 
 
 def open_database(path: Path, kind: Kind, *, synchronous: str = "NORMAL") -> Engine:

@@ -4,14 +4,23 @@ opens the reminders store, and a sandboxed child builds only what its tool touch
 from __future__ import annotations
 
 from collections.abc import Callable
+from contextvars import ContextVar
 from functools import cached_property
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
+    from fruitctl.approvals.config import ConfigStore
+    from fruitctl.approvals.engine import Approvals
+    from fruitctl.policy.decision import Actor
     from fruitctl.services.files import FileService
     from fruitctl.services.reminders import RemindersService
     from fruitctl.services.system import SystemService
     from fruitctl.services.web import WebSearchService
+
+
+# Who is calling, for the tools that answer differently per caller (an agent sees only its own
+# proposals). Set by the gateway around each execution.
+current_actor: ContextVar[Actor | None] = ContextVar("fruitctl_actor", default=None)
 
 
 class ToolContext:
@@ -37,6 +46,17 @@ class ToolContext:
     def system(self) -> SystemService:
         service: SystemService = self._factories["system"]()
         return service
+
+    @cached_property
+    def approvals(self) -> Approvals:
+        engine: Approvals = self._factories["approvals"]()
+        return engine
+
+    @cached_property
+    def settings(self) -> ConfigStore:
+        """The config table: allowlists a person set (``fruitctl config``)."""
+        store: ConfigStore = self._factories["config"]()
+        return store
 
     @cached_property
     def web(self) -> WebSearchService:

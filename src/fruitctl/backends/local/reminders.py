@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import secrets
 import threading
 import time
@@ -14,11 +15,12 @@ from sqlalchemy.exc import IntegrityError
 
 from fruitctl.backends.local import rows
 from fruitctl.backends.local.pushdown import search
-from fruitctl.backends.local.tables import lists, reminders
+from fruitctl.backends.local.tables import applied_writes, lists, reminders
 from fruitctl.domain.dates import format_datetime, now
 from fruitctl.domain.errors import InvalidParams, NotFound
 from fruitctl.domain.query import Query
 from fruitctl.domain.reminders import Reminder, ReminderList, check_text
+from fruitctl.domain.writes import next_token
 from fruitctl.ports import (
     NewReminder,
     PermissionStatus,
@@ -49,6 +51,24 @@ def reminder_ids(count: int) -> list[str]:
     return [f"{start + i:013x}{secrets.token_hex(2)}" for i in range(count)]
 
 
+def _replayed(conn: Any, token: str | None) -> dict[str, Any] | None:
+    """What an earlier run of the same proposal recorded for this write, if it happened."""
+    if token is None:
+        return None
+    found = conn.execute(
+        select(applied_writes.c.result).where(applied_writes.c.token == token)
+    ).scalar()
+    return None if found is None else dict(json.loads(found))
+
+
+def _record(conn: Any, token: str | None, result: dict[str, Any]) -> None:
+    # Recorded first inside the write's own transaction: if the write fails, both roll back.
+    if token is not None:
+        conn.execute(
+            applied_writes.insert().values(token=token, at=time.time(), result=json.dumps(result))
+        )
+
+
 def scope_filter(scope: ReminderScope) -> list[ColumnElement[bool]]:
     where: list[ColumnElement[bool]] = []
     if scope.list_ids is not None:
@@ -68,6 +88,10 @@ class LocalReminders:
     def __init__(self, engine: Engine) -> None:
         self._engine = engine
         self._writer = engine.execution_options(**WRITE)
+
+    def close(self) -> None:
+        """Close every connection to local.db."""
+        self._engine.dispose()
 
     def permission_status(self) -> PermissionStatus:
         return "authorized"
@@ -147,7 +171,14 @@ class LocalReminders:
     def create(self, items: Sequence[NewReminder]) -> list[Reminder]:
         stamp = now()
         ids = reminder_ids(len(items))
+        token = next_token()
         with self._writer.begin() as conn:
+            replayed = _replayed(conn, token)
+            if replayed is not None:  # done before, by this same proposal: report, don't redo
+                ids = replayed["ids"]
+                found = {r.id: r for r in self._read(conn, ids)}
+                return [found[rid] for rid in ids if rid in found]
+            _record(conn, token, {"ids": ids})
             self._require_lists(conn, {item.list_id for item in items})
             conn.execute(
                 reminders.insert(),
@@ -173,9 +204,13 @@ class LocalReminders:
             values.update(rows.due_columns(changes["dueDate"]))
         if "completionDate" in changes:
             values.update(rows.completion_columns(changes["completionDate"]))
+        token = next_token()
         with self._writer.begin() as conn:
+            if _replayed(conn, token) is not None:
+                return self._get(conn, reminder_id)
             if "listId" in changes:
                 self._require_lists(conn, {changes["listId"]})
+            _record(conn, token, {"id": reminder_id})
             done = conn.execute(
                 reminders.update().where(reminders.c.id == reminder_id).values(**values)
             )
@@ -186,7 +221,11 @@ class LocalReminders:
             return self._get(conn, reminder_id)
 
     def delete(self, reminder_id: str) -> None:
+        token = next_token()
         with self._writer.begin() as conn:
+            if _replayed(conn, token) is not None:
+                return
+            _record(conn, token, {"id": reminder_id})
             done = conn.execute(reminders.delete().where(reminders.c.id == reminder_id))
             if done.rowcount == 0:
                 raise NotFound(f"No reminder found with ID: '{reminder_id}'.")

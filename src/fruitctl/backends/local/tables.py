@@ -54,3 +54,11 @@ reminder_tags = Table(
     Column("tag", Text, primary_key=True),
     Column("position", Integer, nullable=False),
 )
+
+applied_writes = Table(
+    "applied_writes",
+    metadata,
+    Column("token", Text, primary_key=True),
+    Column("at", Float, nullable=False),
+    Column("result", Text, nullable=False),
+)

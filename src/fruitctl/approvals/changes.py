@@ -1,0 +1,249 @@
+"""What a write will change, per tool: a one-line summary, a before-snapshot, a conflict check
+against that snapshot at execution, the before -> after diff, and the inverse that undoes it."""
+
+from __future__ import annotations
+
+import hashlib
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from fruitctl.domain.errors import NotFound
+from fruitctl.domain.reminders import priority_name
+from fruitctl.tools.context import ToolContext
+
+Args = dict[str, Any]
+Snapshot = dict[str, Any]
+
+
+@dataclass(frozen=True)
+class Change:
+    summary: Callable[[Args, ToolContext], str]
+    snapshot: Callable[[Args, ToolContext], Snapshot]
+    current: Callable[[Snapshot, ToolContext], Snapshot]
+    """The same shape as ``snapshot``, read now: differences mean someone changed the target."""
+    inverse: Callable[[Args, Snapshot, Any], dict[str, Any] | None]
+    diff: Callable[[Args, Snapshot], list[dict[str, Any]]]
+
+
+def _reminders(ids: list[str], ctx: ToolContext) -> Snapshot:
+    found: Snapshot = {}
+    for reminder_id in ids:
+        try:
+            found[reminder_id] = ctx.reminders.get_reminder({"id": reminder_id})
+        except NotFound:
+            found[reminder_id] = None
+    return found
+
+
+def _titles(items: list[Args]) -> str:
+    names = ", ".join(f"'{i.get('title', '?')}'" for i in items[:3])
+    return names + (f" and {len(items) - 3} more" if len(items) > 3 else "")
+
+
+# -- create_reminders ------------------------------------------------------------------------
+
+
+def _create_summary(args: Args, ctx: ToolContext) -> str:
+    items = args["reminders"]
+    lists = sorted({(i.get("list") or {}).get("name") or "the default list" for i in items})
+    plural = "s" if len(items) != 1 else ""
+    return f"Create {len(items)} reminder{plural} in {', '.join(lists)}: {_titles(items)}"
+
+
+def _create_inverse(args: Args, before: Snapshot, result: Any) -> dict[str, Any] | None:
+    created = result["created"] if isinstance(result, dict) else result
+    ids = [r["id"] for r in created or []]
+    return {"tool": "delete_reminders", "args": {"ids": ids}} if ids else None
+
+
+def _create_diff(args: Args, before: Snapshot) -> list[dict[str, Any]]:
+    return [
+        {"target": f"new reminder {n + 1}", "field": key, "before": None, "after": value}
+        for n, item in enumerate(args["reminders"])
+        for key, value in item.items()
+    ]
+
+
+# -- update_reminders ------------------------------------------------------------------------
+
+
+def _update_summary(args: Args, ctx: ToolContext) -> str:
+    items = args["reminders"]
+    fields = sorted({k for i in items for k in i if k != "id"})
+    before = _reminders([i["id"] for i in items], ctx)
+    titled = [{"title": (before.get(i["id"]) or {}).get("title", i["id"])} for i in items]
+    changed = ", ".join(fields) or "nothing"
+    return f"Change {changed} of {len(items)} reminder(s): {_titles(titled)}"
+
+
+def _update_inverse(args: Args, before: Snapshot, result: Any) -> dict[str, Any] | None:
+    restore = [_restore(old) for old in before.values() if old is not None]
+    return {"tool": "update_reminders", "args": {"reminders": restore}} if restore else None
+
+
+def _restore(old: dict[str, Any]) -> dict[str, Any]:
+    item: dict[str, Any] = {"id": old["id"], "list": {"id": old["listId"]}}
+    item.update({k: old[k] for k in ("title", "notes", "dueDate", "url", "tags")})
+    item["priority"] = priority_name(old["priority"])
+    item["flagged"] = old["isFlagged"]
+    item["completedDate"] = old["completionDate"]
+    return item
+
+
+_UPDATE_FIELDS = {
+    "completed": "isCompleted",
+    "completedDate": "completionDate",
+    "flagged": "isFlagged",
+    "list": "listName",
+}
+
+
+def _update_diff(args: Args, before: Snapshot) -> list[dict[str, Any]]:
+    rows = []
+    for item in args["reminders"]:
+        old = before.get(item["id"]) or {}
+        for key, value in item.items():
+            if key == "id":
+                continue
+            field = _UPDATE_FIELDS.get(key, key)
+            shown = (value.get("name") or value.get("id")) if key == "list" else value
+            rows.append(
+                {
+                    "target": old.get("title", item["id"]),
+                    "field": field,
+                    "before": old.get(field),
+                    "after": shown,
+                }
+            )
+    return rows
+
+
+# -- delete_reminders ------------------------------------------------------------------------
+
+
+def _delete_summary(args: Args, ctx: ToolContext) -> str:
+    before = _reminders(args["ids"], ctx)
+    titled = [{"title": (r or {}).get("title", rid)} for rid, r in before.items()]
+    return f"Delete {len(args['ids'])} reminder(s): {_titles(titled)}"
+
+
+def _delete_inverse(args: Args, before: Snapshot, result: Any) -> dict[str, Any] | None:
+    deleted = set(result.get("deleted", [])) if isinstance(result, dict) else set()
+    again = [_recreate(old) for rid, old in before.items() if old is not None and rid in deleted]
+    return {"tool": "create_reminders", "args": {"reminders": again}} if again else None
+
+
+def _recreate(old: dict[str, Any]) -> dict[str, Any]:
+    item: dict[str, Any] = {"title": old["title"], "list": {"id": old["listId"]}}
+    for key in ("notes", "dueDate", "url"):
+        if old[key] is not None:
+            item[key] = old[key]
+    if old["tags"]:
+        item["tags"] = old["tags"]
+    item["priority"] = priority_name(old["priority"])
+    item["flagged"] = old["isFlagged"]
+    if old["completionDate"] is not None:
+        item["completedDate"] = old["completionDate"]
+    return item
+
+
+def _delete_diff(args: Args, before: Snapshot) -> list[dict[str, Any]]:
+    return [
+        {
+            "target": (old or {}).get("title", rid),
+            "field": "reminder",
+            "before": "exists" if old else "missing",
+            "after": "deleted",
+        }
+        for rid, old in before.items()
+    ]
+
+
+# -- write_file ------------------------------------------------------------------------------
+
+
+def _file_state(path: str) -> Snapshot:
+    target = Path(path)
+    try:
+        data = target.read_bytes() if target.is_file() and not target.is_symlink() else None
+    except OSError:
+        data = None
+    if data is None:
+        return {"path": path, "exists": target.exists(), "sha256": None, "size": None}
+    digest = hashlib.sha256(data).hexdigest()
+    return {"path": path, "exists": True, "sha256": digest, "size": len(data)}
+
+
+def _write_diff(args: Args, before: Snapshot) -> list[dict[str, Any]]:
+    size = len(args["content"].encode())
+    was = f"{before['size']} bytes" if before.get("exists") else "no file"
+    return [{"target": args["path"], "field": "content", "before": was, "after": f"{size} bytes"}]
+
+
+def _reminder_ids(args: Args) -> list[str]:
+    return [i["id"] for i in args.get("reminders", [])] or list(args.get("ids", []))
+
+
+def _reminders_now(before: Snapshot, ctx: ToolContext) -> Snapshot:
+    return _reminders(list(before), ctx)
+
+
+def _nothing(*_: Any) -> Snapshot:
+    return {}
+
+
+CHANGES: dict[str, Change] = {
+    "create_reminders": Change(_create_summary, _nothing, _nothing, _create_inverse, _create_diff),
+    "update_reminders": Change(
+        _update_summary,
+        lambda a, c: _reminders(_reminder_ids(a), c),
+        _reminders_now,
+        _update_inverse,
+        _update_diff,
+    ),
+    "delete_reminders": Change(
+        _delete_summary,
+        lambda a, c: _reminders(_reminder_ids(a), c),
+        _reminders_now,
+        _delete_inverse,
+        _delete_diff,
+    ),
+    "write_file": Change(
+        lambda a, c: f"Write {len(a['content'].encode())} bytes to {a['path']}",
+        lambda a, c: _file_state(a["path"]),
+        lambda b, c: _file_state(b["path"]),
+        lambda a, b, r: None,
+        _write_diff,
+    ),
+}
+
+
+def change_of(tool: str) -> Change:
+    """How to describe a tool's write; a tool without an entry gets a generic description."""
+    return CHANGES.get(tool) or Change(
+        lambda a, c: f"{tool} with {', '.join(sorted(a))}",
+        _nothing,
+        _nothing,
+        lambda a, b, r: None,
+        lambda a, b: [],
+    )
+
+
+def differences(before: Snapshot, now: Snapshot) -> list[dict[str, Any]]:
+    """Field by field, what changed between the snapshot and now."""
+    found = []
+    for key in sorted(set(before) | set(now)):
+        old, new = before.get(key), now.get(key)
+        if old == new:
+            continue
+        if isinstance(old, dict) and isinstance(new, dict):
+            found += [
+                {"target": key, "field": f, "before": old.get(f), "after": new.get(f)}
+                for f in sorted(set(old) | set(new))
+                if old.get(f) != new.get(f)
+            ]
+        else:
+            found.append({"target": key, "field": "*", "before": old, "after": new})
+    return found

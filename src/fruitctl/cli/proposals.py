@@ -1,0 +1,164 @@
+"""``fruitctl proposals …`` and ``fruitctl config …``: a person decides what agents proposed."""
+
+from __future__ import annotations
+
+import json
+from typing import Annotated, Any
+
+import typer
+from rich.table import Table
+from rich.text import Text
+
+from fruitctl.cli.app import JsonOption, services
+from fruitctl.cli.output import err, out, run
+from fruitctl.policy.decision import Actor
+
+proposals_app = typer.Typer(
+    help="Review, approve, reject and undo the writes agents proposed.", no_args_is_help=True
+)
+config_app = typer.Typer(help="Allowlists kept in fruitctl's config table.", no_args_is_help=True)
+Id = Annotated[str, typer.Argument(help="Proposal ID.")]
+
+
+def _person() -> Actor:
+    from fruitctl.bootstrap import CLI_ACTOR
+
+    return CLI_ACTOR
+
+
+@proposals_app.command("list")
+def list_command(
+    status: Annotated[
+        str | None, typer.Option(help="pending, executed, rejected, expired, failed, approved.")
+    ] = None,
+    limit: Annotated[int, typer.Option(help="At most this many.")] = 50,
+    as_json: JsonOption = False,
+) -> None:
+    """Proposals, newest first."""
+    run(as_json, lambda: services(as_json).approvals.recent(status, limit), _show_list)
+
+
+@proposals_app.command("show")
+def show_command(proposal_id: Id, as_json: JsonOption = False) -> None:
+    """One proposal with its before -> after diff."""
+    run(as_json, lambda: services(as_json).approvals.get(proposal_id), _show_one)
+
+
+@proposals_app.command("approve")
+def approve_command(proposal_id: Id, as_json: JsonOption = False) -> None:
+    """Approve and execute a proposal (exactly once)."""
+    run(as_json, lambda: services(as_json).approvals.approve(proposal_id, _person()), _show_one)
+
+
+@proposals_app.command("reject")
+def reject_command(
+    proposal_id: Id,
+    reason: Annotated[str | None, typer.Option(help="Why (the agent can read it).")] = None,
+    as_json: JsonOption = False,
+) -> None:
+    """Reject a proposal; nothing is changed."""
+
+    def decide() -> dict[str, Any]:
+        return services(as_json).approvals.reject(proposal_id, _person(), reason)
+
+    run(as_json, decide, _show_one)
+
+
+@proposals_app.command("undo")
+def undo_command(proposal_id: Id, as_json: JsonOption = False) -> None:
+    """File a proposal that restores what an executed one changed (approve it to apply)."""
+
+    def show(pending: dict[str, Any]) -> None:
+        out.print(f"Filed {pending['proposalId']}: {pending['summary']}")
+        out.print(f"Approve it with: {pending['approve']}")
+
+    run(as_json, lambda: services(as_json).approvals.undo(proposal_id, _person()), show)
+
+
+@config_app.command("get")
+def config_get(
+    key: Annotated[str | None, typer.Argument(help="A key; all keys when omitted.")] = None,
+    as_json: JsonOption = False,
+) -> None:
+    """Show a config value (or all of them)."""
+
+    def read() -> Any:
+        store = services(as_json).settings
+        return store.items() if key is None else {key: store.get(key)}
+
+    run(as_json, read, _show_config)
+
+
+@config_app.command("set")
+def config_set(
+    key: Annotated[str, typer.Argument(help="e.g. allowlist.reminders.lists")],
+    value: Annotated[str, typer.Argument(help="Inbox,Errands or a JSON list; none clears it.")],
+    as_json: JsonOption = False,
+) -> None:
+    """Set a config value (audited)."""
+    from fruitctl.approvals.config import parse_value
+
+    def write() -> Any:
+        return {key: services(as_json).settings.set(key, parse_value(value), _person().label)}
+
+    run(as_json, write, _show_config)
+
+
+def _show_config(values: dict[str, Any]) -> None:
+    for key, value in values.items():
+        shown = "(not set)" if value is None else ", ".join(value)
+        out.print(f"{key} = {shown}")
+
+
+def _show_list(rows: list[dict[str, Any]]) -> None:
+    if not rows:
+        out.print("[dim]No proposals.[/]")
+        return
+    table = Table(box=None, pad_edge=False, header_style="bold")
+    for column in ("ID", "STATUS", "TOOL", "SUMMARY", "BY", "CREATED"):
+        table.add_column(column)
+    for r in rows:
+        table.add_row(
+            r["id"],
+            _status(r["status"]),
+            r["tool"],
+            Text(r["summary"]),
+            r["actor"],
+            (r["createdAt"] or "")[:16].replace("T", " "),
+        )
+    out.print(table)
+
+
+def _show_one(p: dict[str, Any]) -> None:
+    out.print(Text.assemble((p["id"], "bold"), "  ", _status(p["status"]), "  ", p["summary"]))
+    out.print(f"by {p['actor']} · created {p['createdAt']} · expires {p['expiresAt']}")
+    if p["resolvedBy"]:
+        out.print(f"decided by {p['resolvedBy']} at {p['resolvedAt']}")
+    if p["diff"]:
+        table = Table(box=None, pad_edge=False, header_style="bold")
+        for column in ("TARGET", "FIELD", "BEFORE", "AFTER"):
+            table.add_column(column)
+        for row in p["diff"]:
+            table.add_row(
+                Text(str(row["target"])), row["field"], _value(row["before"]), _value(row["after"])
+            )
+        out.print(table)
+    if p["error"]:
+        err.print(f"[bold red]error:[/] {p['error'].get('message')}")
+    if p["reason"]:
+        out.print(f"reason: {p['reason']}")
+
+
+def _value(value: Any) -> Text:
+    return Text(
+        "-"
+        if value is None
+        else json.dumps(value, ensure_ascii=False)
+        if not isinstance(value, str)
+        else value
+    )
+
+
+def _status(status: str) -> Text:
+    colour = {"PENDING": "yellow", "EXECUTED": "green", "FAILED": "red", "REJECTED": "red"}
+    return Text(status, style=colour.get(status, ""))
