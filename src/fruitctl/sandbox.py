@@ -37,6 +37,7 @@ from fruitctl.domain.errors import (
     InvalidParams,
     Timeout,
     Unsupported,
+    from_code,
 )
 
 SAFE_PATH = "/usr/bin:/bin:/usr/sbin:/sbin"
@@ -450,26 +451,15 @@ def _signal_name(number: int) -> str:
         return f"signal {number}"
 
 
-def _errors_by_code() -> dict[str, type[FruitctlError]]:
-    # Pre-order walk: a parent (InvalidParams) wins over a child sharing its code (InvalidQuery).
-    found: dict[str, type[FruitctlError]] = {}
-    pending: list[type[FruitctlError]] = [FruitctlError]
-    while pending:
-        cls = pending.pop(0)
-        found.setdefault(cls.code, cls)
-        pending[:0] = cls.__subclasses__()
-    return found
-
-
 def error_from_reply(error: object) -> FruitctlError:
     """The ``FruitctlError`` a child reported as ``{"code", "message"[, "details"]}``; an
     unknown code becomes ``ExecutionFailed``."""
     if not isinstance(error, dict):
         return ExecutionFailed("A sandboxed call failed without saying why.")
-    cls = _errors_by_code().get(str(error.get("code")), ExecutionFailed)
     message = str(error.get("message") or "A sandboxed call failed.")
     details = error.get("details")
-    return cls(message, **details) if isinstance(details, dict) else cls(message)
+    extra = details if isinstance(details, dict) else {}
+    return from_code(str(error.get("code")), message, default=ExecutionFailed, **extra)
 
 
 # -- the child's side -----------------------------------------------------------------------------

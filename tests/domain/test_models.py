@@ -149,3 +149,14 @@ def test_every_error_has_a_canonical_code() -> None:
         "retryable": False,
         "details": {"field": "query"},
     }
+
+
+def test_errors_come_back_from_their_codes() -> None:
+    from fruitctl.domain.errors import ExecutionFailed, InternalError, NotFound, from_code
+
+    assert type(from_code("not_found", "gone", id="x")) is NotFound
+    assert from_code("not_found", "gone", id="x").details == {"id": "x"}
+    assert type(from_code("invalid_params", "bad")) is InvalidParams  # not its subclass
+    assert type(from_code("internal_error", "boom")) is InternalError
+    assert type(from_code("no_such_code", "?")) is InternalError
+    assert type(from_code("no_such_code", "?", default=ExecutionFailed)) is ExecutionFailed

@@ -30,7 +30,7 @@ import psutil
 from pydantic import BaseModel
 from sqlalchemy import Connection, Engine, text
 
-from fruitctl.approvals.audit import AuditLog
+from fruitctl.approvals.audit import AuditLog, canonical
 from fruitctl.approvals.changes import change_of, differences
 from fruitctl.domain.dates import format_datetime
 from fruitctl.domain.errors import (
@@ -54,10 +54,6 @@ COLUMNS = (
     "resolved_at, resolved_by, reason, before, verified, claim, result, error, inverse, undo_of, "
     "idempotency_key"
 )
-
-
-def canonical(data: Any) -> str:
-    return json.dumps(data, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
 
 
 def _claim_of_this_process() -> str:

@@ -145,9 +145,16 @@ def _family(cls: type[FruitctlError]) -> list[type[FruitctlError]]:
 ERROR_CODES: tuple[str, ...] = tuple(sorted({cls.code for cls in _family(FruitctlError)}))
 
 
-def from_code(code: str | None, message: str, **details: Any) -> FruitctlError:
-    """The error of a canonical code (for results that crossed a boundary as data)."""
-    for cls in _family(FruitctlError):
-        if cls.code == code and cls is not InvalidQuery:
+def from_code(
+    code: str | None,
+    message: str,
+    *,
+    default: type[FruitctlError] | None = None,
+    **details: Any,
+) -> FruitctlError:
+    """The error of a canonical code (for results that crossed a boundary as data); a code
+    nobody knows becomes ``default`` (InternalError unless told otherwise)."""
+    for cls in _family(FruitctlError)[1:]:  # parents first: InvalidParams before InvalidQuery
+        if cls.code == code:
             return cls(message, **details)
-    return InternalError(message, **details)
+    return (default or InternalError)(message, **details)
