@@ -78,7 +78,7 @@ def demo_command(as_json: JsonOption = False) -> None:
 
 
 def _register_subcommands() -> None:
-    from fruitctl.cli import governance, proposals, tools
+    from fruitctl.cli import governance, mcp, proposals, tools
     from fruitctl.cli.audit import audit_app
     from fruitctl.cli.reminders import reminders_app
 
@@ -89,6 +89,7 @@ def _register_subcommands() -> None:
     app.add_typer(tools.tools_app, name="tools")
     app.add_typer(governance.mode_app, name="mode")
     app.command("stats")(governance.stats_command)
+    app.command("mcp")(mcp.mcp_command)
 
 
 _register_subcommands()
