@@ -121,7 +121,10 @@ def tool(
     parse: Callable[[type[BaseModel], Mapping[str, Any] | None, str], BaseModel] | None = None,
     child: str | None = None,
     child_limits: Any = None,
+    schema: dict[str, Any] | None = None,
 ) -> Callable[[ToolFunction], Tool]:
+    """``schema`` replaces the schema generated from the input model, for tools whose schema
+    is a published contract (seed 002); a test must hold the two to agreeing."""
     """Declare a tool from a typed function ``fn(args: SomeToolInput, ctx) -> data``."""
 
     def declare(function: ToolFunction) -> Tool:
@@ -136,7 +139,7 @@ def tool(
             description=description,
             category=category,
             parameters=parameters_of(input_model),
-            input_schema=schema_of(input_model),
+            input_schema=schema or schema_of(input_model),
             annotations=Annotations(
                 title=title,
                 readOnlyHint=reads,

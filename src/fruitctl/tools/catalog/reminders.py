@@ -5,11 +5,18 @@ from __future__ import annotations
 from typing import Any
 
 from fruitctl.services import inputs
+from fruitctl.tools.catalog import seed_schemas
 from fruitctl.tools.context import ToolContext
 from fruitctl.tools.model import tool
 
 
-@tool(category="read_only", risk="low", title="Query reminders", parse=inputs.parse)
+@tool(
+    category="read_only",
+    risk="low",
+    title="Query reminders",
+    parse=inputs.parse,
+    schema=seed_schemas.QUERY_REMINDERS,
+)
 def query_reminders(args: inputs.QueryReminders, ctx: ToolContext) -> Any:
     """Find reminders. With no arguments: the open reminders of the default list, newest first,
     at most 50.
@@ -37,7 +44,13 @@ def query_reminders(args: inputs.QueryReminders, ctx: ToolContext) -> Any:
     return ctx.reminders.query_reminders(args)
 
 
-@tool(category="read_only", risk="low", title="List reminder lists", parse=inputs.parse)
+@tool(
+    category="read_only",
+    risk="low",
+    title="List reminder lists",
+    parse=inputs.parse,
+    schema=seed_schemas.GET_LISTS,
+)
 def get_lists(args: inputs.GetLists, ctx: ToolContext) -> Any:
     """All reminder lists: id, name, whether it is the default list, and how many open
     reminders it holds. Call it to learn the list names before querying. No parameters: {}"""
@@ -58,7 +71,13 @@ def open_reminders(args: inputs.OpenReminders, ctx: ToolContext) -> Any:
     return ctx.reminders.open_reminders(args)
 
 
-@tool(category="pim_write", risk="medium", title="Create reminders", parse=inputs.parse)
+@tool(
+    category="pim_write",
+    risk="medium",
+    title="Create reminders",
+    parse=inputs.parse,
+    schema=seed_schemas.CREATE_REMINDERS,
+)
 def create_reminders(args: inputs.CreateReminders, ctx: ToolContext) -> Any:
     """Create one or more reminders; they come back in the order given.
 
@@ -75,7 +94,13 @@ def create_reminders(args: inputs.CreateReminders, ctx: ToolContext) -> Any:
     return ctx.reminders.create_reminders(args)
 
 
-@tool(category="pim_write", risk="medium", title="Update reminders", parse=inputs.parse)
+@tool(
+    category="pim_write",
+    risk="medium",
+    title="Update reminders",
+    parse=inputs.parse,
+    schema=seed_schemas.UPDATE_REMINDERS,
+)
 def update_reminders(args: inputs.UpdateReminders, ctx: ToolContext) -> Any:
     """Change one or more reminders; only the fields given change. Also completes them.
 
@@ -98,6 +123,7 @@ def update_reminders(args: inputs.UpdateReminders, ctx: ToolContext) -> Any:
     title="Delete reminders",
     destructive=True,
     parse=inputs.parse,
+    schema=seed_schemas.DELETE_REMINDERS,
 )
 def delete_reminders(args: inputs.DeleteReminders, ctx: ToolContext) -> Any:
     """Delete reminders permanently. Answers {"deleted": [ids], "failed": [{"id", "error"}]}.
