@@ -97,6 +97,11 @@ class ApprovalsConfig(Section):
     ttl_hours: float = Field(
         24, gt=0, le=24 * 30, description="How long a proposal waits before it expires."
     )
+    mcp_elicitation: bool = Field(
+        False,
+        description="Ask the person inside the MCP client (elicitation) to approve a write. "
+        "Off by default: an agent-controlled client could answer for the person.",
+    )
 
 
 class Settings(BaseSettings):

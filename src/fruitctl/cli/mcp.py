@@ -26,4 +26,4 @@ def mcp_command(
         return
     from fruitctl.transports.mcp import serve_stdio
 
-    anyio.run(serve_stdio, app.gateway)
+    anyio.run(serve_stdio, app.gateway, app.config.settings.approvals.mcp_elicitation)

@@ -16,9 +16,10 @@ import anyio
 import mcp_types as types
 from mcp.server.context import ServerRequestContext
 from mcp.server.lowlevel import Server
-from mcp.shared.exceptions import MCPError
+from mcp.shared.exceptions import MCPError, NoBackChannelError
 
 from fruitctl import __version__
+from fruitctl.domain.errors import FruitctlError
 from fruitctl.policy.decision import Actor
 from fruitctl.tools.model import ToolDefinition, ToolResult
 
@@ -30,8 +31,9 @@ INSTRUCTIONS = (
 METHOD_NOT_FOUND = -32601
 
 
-def build_server(gateway: Any) -> Server[Any]:
-    """An MCP server whose tools are the gateway's registry."""
+def build_server(gateway: Any, *, elicit: bool = False) -> Server[Any]:
+    """An MCP server whose tools are the gateway's registry. With ``elicit``, a write that
+    needs approval is put to the person through the client's elicitation form."""
 
     async def list_tools(
         ctx: ServerRequestContext[Any], params: types.PaginatedRequestParams | None
@@ -47,6 +49,10 @@ def build_server(gateway: Any) -> Server[Any]:
         result = await anyio.to_thread.run_sync(
             lambda: gateway.invoke(params.name, params.arguments or {}, actor)
         )
+        if elicit and result.metadata.get("pending") and gateway.approvals is not None:
+            decided = await _ask_the_person(ctx, gateway.approvals, result.output)
+            if decided is not None:
+                result = result.model_copy(update={"output": decided})
         return render(result)
 
     return Server(
@@ -88,16 +94,60 @@ def render(result: ToolResult) -> types.CallToolResult:
     )
 
 
+APPROVAL_FORM: dict[str, Any] = {
+    "type": "object",
+    "properties": {
+        "approve": {"type": "boolean", "title": "Approve this change?", "default": False}
+    },
+    "required": ["approve"],
+}
+
+
+async def _ask_the_person(
+    ctx: ServerRequestContext[Any], approvals: Any, pending: dict[str, Any]
+) -> dict[str, Any] | None:
+    """Show the summary and the before -> after diff; accept executes, decline rejects, no
+    answer (or a client that cannot be asked) leaves the proposal pending."""
+    wanted = types.ClientCapabilities(elicitation=types.ElicitationCapability())
+    if not ctx.session.check_client_capability(wanted):
+        return None
+    proposal_id = pending["proposalId"]
+    shown = await anyio.to_thread.run_sync(lambda: approvals.get(proposal_id))
+    try:
+        answer = await ctx.session.elicit_form(_question(shown), APPROVAL_FORM)
+    except (NoBackChannelError, MCPError):
+        return None
+    who = Actor("human", f"mcp-elicitation:{_client_name(ctx)}")
+    if answer.action == "accept" and (answer.content or {}).get("approve") is True:
+        decide = lambda: approvals.approve(proposal_id, who)  # noqa: E731
+    elif answer.action in ("accept", "decline"):
+        decide = lambda: approvals.reject(proposal_id, who, "declined in the MCP client")  # noqa: E731
+    else:
+        return None
+    try:
+        decided: dict[str, Any] = await anyio.to_thread.run_sync(decide)
+    except FruitctlError:  # e.g. a conflict: the proposal now says FAILED
+        decided = await anyio.to_thread.run_sync(lambda: approvals.get(proposal_id))
+    return decided
+
+
+def _question(proposal: dict[str, Any]) -> str:
+    lines = [f"An agent asks to: {proposal['summary']}"]
+    for row in proposal["diff"][:20]:
+        lines.append(f"- {row['target']} · {row['field']}: {row['before']!r} -> {row['after']!r}")
+    return "\n".join(lines)
+
+
 def _client_name(ctx: ServerRequestContext[Any]) -> str:
     params = ctx.session.client_params
     info = params.client_info if params is not None else None
     return info.name if info is not None and info.name else "client"
 
 
-async def serve_stdio(gateway: Any) -> None:
+async def serve_stdio(gateway: Any, elicit: bool = False) -> None:
     """Serve MCP on stdin/stdout; nothing but protocol messages ever reaches stdout."""
     from mcp.server.stdio import stdio_server
 
-    server = build_server(gateway)
+    server = build_server(gateway, elicit=elicit)
     async with stdio_server() as (read_stream, write_stream):
         await server.run(read_stream, write_stream, server.create_initialization_options())
