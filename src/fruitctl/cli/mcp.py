@@ -37,5 +37,7 @@ def _serve_http(app: object, host: str, port: int) -> None:
         module = importlib.import_module("fruitctl.transports.mcp_http")
     except ModuleNotFoundError:
         with reporting(False):
-            raise Unsupported("MCP over HTTP is not built yet; use stdio (`fruitctl mcp`).")
+            raise Unsupported(
+                "MCP over HTTP is not built yet; use stdio (`fruitctl mcp`)."
+            ) from None
     module.serve_http(app, host=host, port=port)
