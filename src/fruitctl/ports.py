@@ -7,6 +7,7 @@ from dataclasses import dataclass, field
 from datetime import date, datetime
 from typing import Any, Literal, Protocol, TypedDict, runtime_checkable
 
+from fruitctl.domain.calendar import Calendar, Event
 from fruitctl.domain.query import Query
 from fruitctl.domain.reminders import Reminder, ReminderList, Status
 
@@ -101,4 +102,80 @@ class ReminderSearch(Protocol):
     def search(self, scope: ReminderScope, query: Query, limit: int) -> Any:
         """The result of ``query`` over the reminders of ``scope`` in base order (newest first),
         exactly as evaluating it in memory would give, a list result cut to ``limit``."""
+        ...
+
+
+# Calendars -------------------------------------------------------------------------------------
+
+EventScope = Literal["occurrence", "series"]
+
+
+@dataclass(frozen=True)
+class EventRange:
+    """Events overlapping ``[start, end)`` (both aware), recurring series expanded into their
+    occurrences, sorted by ``domain.calendar.event_sort_key``, at most ``limit``."""
+
+    start: datetime
+    end: datetime
+    calendar_ids: tuple[str, ...] | None = None
+    limit: int | None = None
+
+
+@dataclass(frozen=True)
+class NewEvent:
+    calendar_id: str
+    title: str
+    start: date | datetime
+    """A ``date`` for an all-day event, else an aware ``datetime``."""
+    end: date | datetime
+    timezone: str | None = None
+    """IANA zone the times are kept in (``None``: the offset of ``start`` as given)."""
+    location: str | None = None
+    notes: str | None = None
+    url: str | None = None
+    recurrence: str | None = None
+    """An RRULE value, e.g. ``FREQ=WEEKLY;BYDAY=FR``."""
+
+
+class EventChanges(TypedDict, total=False):
+    """Fields to change, by wire name; a key present with ``None`` clears that field."""
+
+    title: str
+    startAt: date | datetime
+    endAt: date | datetime
+    timezone: str | None
+    location: str | None
+    notes: str | None
+    url: str | None
+    recurrence: str | None
+    calendarId: str
+
+
+class CalendarBackend(Protocol):
+    """Where calendars live. It raises ``fruitctl.domain.errors`` errors, never foreign ones."""
+
+    name: str
+
+    def permission_status(self) -> PermissionStatus: ...
+
+    def calendars(self) -> list[Calendar]:
+        """Every calendar, the default one first."""
+        ...
+
+    def events(self, query: EventRange) -> list[Event]: ...
+
+    def get_event(self, event_id: str) -> Event:
+        """A single event or series (its master), or one occurrence by its occurrence id."""
+        ...
+
+    def create_event(self, new: NewEvent) -> Event: ...
+
+    def update_event(self, event_id: str, changes: EventChanges, scope: EventScope) -> Event:
+        """``scope="occurrence"`` with an occurrence id changes only that occurrence (a moved
+        instance); ``"series"`` changes the whole series."""
+        ...
+
+    def delete_event(self, event_id: str, scope: EventScope) -> None:
+        """``"occurrence"`` with an occurrence id removes that one instance (EXDATE);
+        ``"series"`` removes the event and every occurrence."""
         ...

@@ -1,0 +1,135 @@
+"""Calendars and events, as they travel on the wire.
+
+A timed event's ``startAt``/``endAt`` carry the offset of the event's own zone (``timezone``), so an
+event at 09:00 Europe/Rome reads 09:00+01:00 whatever zone the host is in. An all-day event's dates
+are bare dates, and ``endAt`` is exclusive (a one-day event on the 24th ends on the 25th), as in
+iCalendar.
+
+A recurring series is one stored event (``recurrence`` holds its RRULE). Reading a range expands it
+into occurrences: each has its own ``startAt``/``endAt``, ``seriesId`` naming the series, and
+``occurrence`` - the original start of that occurrence in iCalendar basic form (``20260224T080000Z``
+for a timed series, in UTC; ``20260224`` for an all-day one). Its ``id`` is
+``<seriesId>@<occurrence>``: URL-safe, and enough to get, move or delete that one occurrence.
+"""
+
+from __future__ import annotations
+
+from datetime import UTC, date, datetime
+from typing import Annotated, Any
+
+from pydantic import BaseModel, BeforeValidator, ConfigDict
+
+from fruitctl.domain.dates import canonical_due
+from fruitctl.domain.errors import InvalidParams
+
+CALENDAR_NAME_MAX = 255
+LOCATION_MAX = 1_000
+OCCURRENCE_SEPARATOR = "@"
+
+
+def _wire_moment(value: Any) -> str:
+    try:
+        return canonical_due(value)
+    except InvalidParams as exc:
+        raise ValueError(exc.message) from None
+
+
+# A date (all-day) or a date-time with its offset, held as canonical wire text.
+WireMoment = Annotated[str, BeforeValidator(_wire_moment)]
+
+
+class Calendar(BaseModel):
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    id: str
+    name: str
+    isDefault: bool = False
+    readOnly: bool = False
+    color: str | None = None
+
+    def to_wire(self) -> dict[str, Any]:
+        return self.model_dump()
+
+
+class Event(BaseModel):
+    """One event, or one occurrence of a recurring series (``seriesId`` set)."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    id: str
+    calendarId: str
+    calendarName: str
+    title: str
+    startAt: WireMoment
+    endAt: WireMoment
+    allDay: bool = False
+    location: str | None = None
+    notes: str | None = None
+    url: str | None = None
+    recurrence: str | None = None
+    """The series' RRULE (without the ``RRULE:`` prefix), on the series and on each occurrence."""
+    timezone: str | None = None
+    """The IANA zone the event was written in; ``None`` for all-day and floating events."""
+    seriesId: str | None = None
+    occurrence: str | None = None
+    creationDate: WireMoment | None = None
+    modificationDate: WireMoment | None = None
+
+    def to_wire(self) -> dict[str, Any]:
+        return self.model_dump()
+
+    @property
+    def start(self) -> date | datetime:
+        return _parse(self.startAt)
+
+    @property
+    def end(self) -> date | datetime:
+        return _parse(self.endAt)
+
+
+def _parse(text: str) -> date | datetime:
+    return date.fromisoformat(text) if len(text) == 10 else datetime.fromisoformat(text)
+
+
+def occurrence_key(original_start: date | datetime) -> str:
+    """The ``occurrence`` of an instance that originally started at ``original_start``."""
+    if isinstance(original_start, datetime):
+        if original_start.tzinfo is None:
+            original_start = original_start.astimezone()
+        return original_start.astimezone(UTC).strftime("%Y%m%dT%H%M%SZ")
+    return original_start.strftime("%Y%m%d")
+
+
+def parse_occurrence_key(key: str) -> date | datetime:
+    """The original start an ``occurrence`` names, or ``InvalidParams``."""
+    try:
+        if len(key) == 8:
+            return datetime.strptime(key, "%Y%m%d").date()
+        return datetime.strptime(key, "%Y%m%dT%H%M%SZ").replace(tzinfo=UTC)
+    except ValueError:
+        raise InvalidParams(
+            f"Invalid occurrence: '{key}'. Expected YYYYMMDD or YYYYMMDDTHHMMSSZ."
+        ) from None
+
+
+def split_event_id(event_id: str) -> tuple[str, str | None]:
+    """``(seriesId, occurrence)`` for an occurrence id, ``(event_id, None)`` otherwise."""
+    series, sep, key = event_id.rpartition(OCCURRENCE_SEPARATOR)
+    if not sep or not series:
+        return event_id, None
+    parse_occurrence_key(key)
+    return series, key
+
+
+def occurrence_id(series_id: str, key: str) -> str:
+    return f"{series_id}{OCCURRENCE_SEPARATOR}{key}"
+
+
+def event_sort_key(event: Event) -> tuple[float, str]:
+    """Events by start (an all-day event at its local midnight), then id: one total order."""
+    start = event.start
+    if isinstance(start, datetime):
+        moment = start.timestamp()
+    else:
+        moment = datetime(start.year, start.month, start.day).astimezone().timestamp()
+    return (moment, event.id)
