@@ -22,7 +22,6 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any, TextIO
 
-import structlog
 from pydantic import BaseModel
 from sqlalchemy import Engine
 
@@ -67,9 +66,7 @@ class EventLog:
         self._close_stream = close_stream
         self._pending: list[tuple[float, str, str, dict[str, Any]]] = []
         self._lock = threading.Lock()
-        # structlog's renderer, called directly: the bound-logger pipeline would add nothing
-        # here but cost, since events are already plain dicts with their own timestamp.
-        self._render = structlog.processors.JSONRenderer()
+        self._render: Callable[..., Any] | None = None
         self._worker = _Periodic(self.flush)
 
     def info(self, event: str, **fields: Any) -> None:
@@ -86,20 +83,34 @@ class EventLog:
             events, self._pending = self._pending, []
             if not events or self._stream is None:
                 return
-            lines = [self._line(*event) for event in events]
+            if self._render is None:
+                self._render = _renderer()
+            lines = [self._line(self._render, *event) for event in events]
             self._stream.write("".join(lines))
             self._stream.flush()
 
-    def _line(self, at: float, level: str, event: str, fields: dict[str, Any]) -> str:
+    @staticmethod
+    def _line(
+        render: Callable[..., Any], at: float, level: str, event: str, fields: dict[str, Any]
+    ) -> str:
         stamp = datetime.fromtimestamp(at).astimezone().isoformat(timespec="milliseconds")
         record = {"event": event, "level": level, "timestamp": stamp}
         record.update((key, _shown(value)) for key, value in fields.items())
-        return str(self._render(None, level, record)) + "\n"
+        return str(render(None, level, record)) + "\n"
 
     def close(self) -> None:
         self._worker.stop()
         self.flush()
         self._close_stream()
+
+
+def _renderer() -> Callable[..., Any]:
+    # structlog's renderer, called directly: the bound-logger pipeline would add nothing here but
+    # cost, since events are already plain dicts with their own timestamp. Imported on the first
+    # flush, on the writer's thread: structlog loads rich, ~80 ms a start-up need not wait for.
+    import structlog
+
+    return structlog.processors.JSONRenderer()
 
 
 def _shown(value: Any) -> Any:

@@ -2,15 +2,12 @@
 
 from __future__ import annotations
 
-import importlib
 from typing import Annotated
 
 import anyio
 import typer
 
 from fruitctl.cli.app import services
-from fruitctl.cli.output import reporting
-from fruitctl.domain.errors import Unsupported
 
 
 def mcp_command(
@@ -23,21 +20,10 @@ def mcp_command(
     """Serve fruitctl's tools to an MCP client (Claude Desktop, Claude Code, Codex, Cursor)."""
     app = services(False)
     if http:
-        _serve_http(app, host, port)
+        from fruitctl.transports.mcp_http import serve_http
+
+        serve_http(app, host=host, port=port)
         return
     from fruitctl.transports.mcp import serve_stdio
 
     anyio.run(serve_stdio, app.gateway, app.config.settings.approvals.mcp_elicitation)
-
-
-def _serve_http(app: object, host: str, port: int) -> None:
-    # Streamable HTTP (Origin/Host checks, bearer token) is still being built: say so plainly
-    # rather than serve MCP over HTTP without its safety checks.
-    try:
-        module = importlib.import_module("fruitctl.transports.mcp_http")
-    except ModuleNotFoundError:
-        with reporting(False):
-            raise Unsupported(
-                "MCP over HTTP is not built yet; use stdio (`fruitctl mcp`)."
-            ) from None
-    module.serve_http(app, host=host, port=port)

@@ -14,6 +14,7 @@ from sqlalchemy import ColumnElement, Engine, false, func, select, true
 from sqlalchemy.exc import IntegrityError
 
 from fruitctl.backends.local import rows
+from fruitctl.backends.local.cache import ReadCache
 from fruitctl.backends.local.pushdown import search
 from fruitctl.backends.local.tables import applied_writes, lists, reminders
 from fruitctl.domain.dates import format_datetime, now
@@ -88,15 +89,20 @@ class LocalReminders:
     def __init__(self, engine: Engine) -> None:
         self._engine = engine
         self._writer = engine.execution_options(**WRITE)
+        self._cache = ReadCache(engine)
 
     def close(self) -> None:
         """Close every connection to local.db."""
+        self._cache.close()
         self._engine.dispose()
 
     def permission_status(self) -> PermissionStatus:
         return "authorized"
 
     def lists(self, *, with_counts: bool = True) -> list[ReminderList]:
+        return list(self._cache.get(("lists", with_counts), lambda: self._lists(with_counts)))
+
+    def _lists(self, with_counts: bool) -> tuple[ReminderList, ...]:
         # A correlated count per list walks the (list_id, is_completed, ...) index; a GROUP BY
         # over the whole table would scan every open reminder.
         open_count = (
@@ -112,12 +118,12 @@ class LocalReminders:
         ]
         query = select(*columns).order_by(lists.c.is_default.desc(), lists.c.position, lists.c.name)
         with self._engine.connect() as conn:
-            return [
+            return tuple(
                 ReminderList(
                     id=r[0], name=r[1], isDefault=bool(r[2]), count=r[3] if with_counts else None
                 )
                 for r in conn.execute(query)
-            ]
+            )
 
     def create_list(self, name: str) -> ReminderList:
         name = check_text("name", name, limit=200).strip()
@@ -146,6 +152,10 @@ class LocalReminders:
         return ReminderList(id=list_id, name=name, isDefault=False, count=0)
 
     def fetch(self, query: ReminderQuery) -> list[Reminder]:
+        # Reminders are frozen: the cached tuple can be handed out as a fresh list.
+        return list(self._cache.get(("fetch", query), lambda: self._fetch(query)))
+
+    def _fetch(self, query: ReminderQuery) -> tuple[Reminder, ...]:
         where = scope_filter(query.scope)
         if query.due_before is not None:
             due_ok = reminders.c.due_sort < query.due_before.timestamp()
@@ -156,7 +166,7 @@ class LocalReminders:
         if query.limit is not None:
             statement = statement.limit(query.limit)
         with self._engine.connect() as conn:
-            return rows.to_reminders(conn, conn.execute(statement).all())
+            return tuple(rows.to_reminders(conn, conn.execute(statement).all()))
 
     def get(self, reminder_id: str) -> Reminder:
         with self._engine.connect() as conn:

@@ -1,0 +1,351 @@
+"""What ``fruitctl mcp`` costs over stdio, against the floor of any Python MCP server.
+
+Run with ``.venv/bin/python benchmarks/mcp_stdio.py`` (part of ``make bench``). Two servers, each
+a child process spoken to in newline-delimited JSON-RPC on raw pipes (no client library on the
+measuring side, so client costs do not blur the comparison):
+
+- floor: ``benchmarks/mcp_floor_server.py``, the SDK's low-level ``Server`` with one ``echo`` tool;
+- fruitctl: ``python -m fruitctl mcp`` on a store of 10,000 reminders, ``query_reminders`` with
+  default arguments (the default list's 50 newest open reminders);
+- a second floor: the same SDK server answering ``payload`` with exactly the result fruitctl
+  gives (~30 KB of JSON as text plus structuredContent, computed once at start). The echo floor
+  is the target the issue sets; this one shows how much of the gap is the answer's size (encoding,
+  the pipe, the client's parse) rather than fruitctl's own work.
+
+Both are timed in the same run: 200 sequential ``tools/call`` requests each, in alternating rounds
+so that drifts of this shared machine hit both alike (p50/p99), and the time from spawn to the
+``initialize`` answer (median of 7 spawns each, alternating). Prints a table and two checks
+(PASS/FAIL, never failing the run), writes ``benchmarks/results/mcp_stdio.json``, exits 0.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import platform
+import random
+import select
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
+from dataclasses import asdict, dataclass
+from datetime import datetime
+from pathlib import Path
+from typing import Any
+
+from rich.console import Console
+from rich.table import Table
+from store_scale import SEED, seed_store
+
+RESULTS = Path(__file__).parent / "results" / "mcp_stdio.json"
+REMINDERS = 10_000
+CALLS, ROUNDS = 200, 10  # CALLS per server, in ROUNDS alternating batches
+WARMUP_CALLS = 20
+SPAWNS = 7
+CALL_TARGET, STARTUP_TARGET = 1.3, 1.5  # fruitctl / floor, at most
+READ_TIMEOUT_S, EXIT_TIMEOUT_S = 60.0, 10.0
+PROTOCOL = "2025-11-25"  # the initialize handshake, as today's MCP clients do it
+
+FLOOR, FRUITCTL = "floor: SDK echo server", "fruitctl mcp: query_reminders"
+SAME_PAYLOAD = "floor: SDK server, same payload"
+FLOOR_SERVER = [sys.executable, str(Path(__file__).with_name("mcp_floor_server.py"))]
+COMMANDS = {
+    FLOOR: FLOOR_SERVER,
+    SAME_PAYLOAD: FLOOR_SERVER,
+    FRUITCTL: [sys.executable, "-m", "fruitctl", "mcp"],
+}
+CALL_PARAMS = {
+    FLOOR: {"name": "echo", "arguments": {"text": "hello"}},
+    SAME_PAYLOAD: {"name": "payload", "arguments": {}},
+    FRUITCTL: {"name": "query_reminders", "arguments": {}},
+}
+
+
+@dataclass(frozen=True)
+class Measurement:
+    name: str
+    calls: int
+    call_p50_ms: float
+    call_p99_ms: float
+    spawns: int
+    startup_median_ms: float
+    startup_min_ms: float
+
+
+@dataclass(frozen=True)
+class Check:
+    name: str
+    value: float
+    threshold: float
+    passed: bool
+
+
+# -- a server on raw pipes ---------------------------------------------------------------------
+
+
+class Child:
+    """One MCP server process and its JSON-RPC line protocol; replies are read with a timeout."""
+
+    def __init__(self, name: str, command: Sequence[str], env: dict[str, str]) -> None:
+        self.name = name
+        self.proc = subprocess.Popen(
+            command,
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.DEVNULL,
+            env=env,
+            bufsize=0,
+        )
+        assert self.proc.stdin is not None and self.proc.stdout is not None
+        self.stdin, self.fd = self.proc.stdin, self.proc.stdout.fileno()
+        self.buffer = b""
+        self.next_id = 0
+
+    def send(self, message: dict[str, Any]) -> None:
+        self.stdin.write(json.dumps(message).encode() + b"\n")
+
+    def line(self) -> bytes:
+        deadline = time.monotonic() + READ_TIMEOUT_S
+        while b"\n" not in self.buffer:
+            left = deadline - time.monotonic()
+            if left <= 0 or not select.select([self.fd], [], [], left)[0]:
+                raise TimeoutError(f"{self.name}: no reply within {READ_TIMEOUT_S}s")
+            chunk = os.read(self.fd, 1 << 16)
+            if not chunk:
+                raise RuntimeError(f"{self.name}: closed stdout (exit {self.proc.poll()})")
+            self.buffer += chunk
+        line, _, self.buffer = self.buffer.partition(b"\n")
+        return line
+
+    def request(self, method: str, params: dict[str, Any]) -> dict[str, Any]:
+        self.next_id += 1
+        self.send({"jsonrpc": "2.0", "id": self.next_id, "method": method, "params": params})
+        while True:
+            reply: dict[str, Any] = json.loads(self.line())
+            if reply.get("id") == self.next_id:
+                if "error" in reply:
+                    raise RuntimeError(f"{self.name}: {method}: {reply['error']}")
+                return reply["result"]  # type: ignore[no-any-return]
+
+    def initialize(self) -> None:
+        client = {"name": "mcp-stdio-bench", "version": "1"}
+        params = {"protocolVersion": PROTOCOL, "capabilities": {}, "clientInfo": client}
+        self.request("initialize", params)
+        self.send({"jsonrpc": "2.0", "method": "notifications/initialized"})
+
+    def close(self) -> None:
+        """Close stdin, as a client does; kill only a server that does not exit on its own."""
+        self.stdin.close()
+        try:
+            self.proc.wait(timeout=EXIT_TIMEOUT_S)
+        except subprocess.TimeoutExpired:
+            self.proc.kill()
+            self.proc.wait()
+        assert self.proc.stdout is not None
+        self.proc.stdout.close()
+
+
+@contextmanager
+def running(name: str, env: dict[str, str]) -> Iterator[Child]:
+    child = Child(name, COMMANDS[name], env)
+    try:
+        yield child
+    finally:
+        child.close()
+
+
+# -- the measurements --------------------------------------------------------------------------
+
+
+def seed(home: Path, console: Console) -> None:
+    """10,000 reminders in a fresh store (store_scale's data: most in the default list)."""
+    from fruitctl import bootstrap
+
+    started = time.perf_counter()
+    app = bootstrap.build()
+    try:
+        seed_store(app.backend, REMINDERS, random.Random(SEED + REMINDERS))  # type: ignore[arg-type]
+        payload = app.reminders.query_reminders({})
+    finally:
+        app.close()
+    (home / "payload.json").write_text(json.dumps(payload, ensure_ascii=False))
+    console.print(f"[dim]seeded {REMINDERS:,} reminders in {time.perf_counter() - started:.1f}s")
+
+
+def startup_ms(name: str, env: dict[str, str]) -> float:
+    started = time.perf_counter()
+    with running(name, env) as child:
+        child.initialize()
+        return (time.perf_counter() - started) * 1000
+
+
+def startups(env: dict[str, str]) -> dict[str, list[float]]:
+    samples: dict[str, list[float]] = {FLOOR: [], FRUITCTL: []}
+    for _ in range(SPAWNS):
+        for name in samples:
+            samples[name].append(startup_ms(name, env))
+    return samples
+
+
+def check_reply(name: str, result: dict[str, Any]) -> None:
+    assert not result.get("isError"), result
+    if name in (FRUITCTL, SAME_PAYLOAD):
+        assert len(result["structuredContent"]["result"]) == 50, "expected 50 reminders"
+
+
+def timed_calls(child: Child, name: str, count: int) -> list[float]:
+    samples = []
+    for _ in range(count):
+        started = time.perf_counter_ns()
+        child.request("tools/call", CALL_PARAMS[name])
+        samples.append((time.perf_counter_ns() - started) / 1e6)
+    return samples
+
+
+def calls(env: dict[str, str]) -> dict[str, list[float]]:
+    """CALLS sequential calls per server, in alternating rounds (the order flips every round)."""
+    samples: dict[str, list[float]] = {FLOOR: [], SAME_PAYLOAD: [], FRUITCTL: []}
+    with (
+        running(FLOOR, env) as floor,
+        running(SAME_PAYLOAD, env) as same,
+        running(FRUITCTL, env) as fruitctl,
+    ):
+        children = {FLOOR: floor, SAME_PAYLOAD: same, FRUITCTL: fruitctl}
+        for name, child in children.items():
+            child.initialize()
+            check_reply(name, child.request("tools/call", CALL_PARAMS[name]))
+            timed_calls(child, name, WARMUP_CALLS)
+        order = list(children)
+        for _ in range(ROUNDS):
+            for name in order:
+                samples[name].extend(timed_calls(children[name], name, CALLS // ROUNDS))
+            order.reverse()
+    return samples
+
+
+def percentile(samples: Sequence[float], pct: int) -> float:
+    return statistics.quantiles(samples, n=100, method="inclusive")[pct - 1]
+
+
+def summarize(call: dict[str, list[float]], spawn: dict[str, list[float]]) -> list[Measurement]:
+    spawn = {SAME_PAYLOAD: spawn[FLOOR], **spawn}  # the same program: one start-up to measure
+    return [
+        Measurement(
+            name=name,
+            calls=len(call[name]),
+            call_p50_ms=statistics.median(call[name]),
+            call_p99_ms=percentile(call[name], 99),
+            spawns=len(spawn[name]),
+            startup_median_ms=statistics.median(spawn[name]),
+            startup_min_ms=min(spawn[name]),
+        )
+        for name in (FLOOR, SAME_PAYLOAD, FRUITCTL)
+    ]
+
+
+# -- checks and reporting ----------------------------------------------------------------------
+
+
+def checks(results: Sequence[Measurement]) -> list[Check]:
+    floor, same, fruitctl = results
+    call = fruitctl.call_p50_ms / floor.call_p50_ms
+    own = fruitctl.call_p50_ms / same.call_p50_ms
+    startup = fruitctl.startup_median_ms / floor.startup_median_ms
+    return [
+        Check("query_reminders p50 / floor p50 (calls)", call, CALL_TARGET, call <= CALL_TARGET),
+        Check(
+            "query_reminders p50 / same-payload floor p50 (calls)",
+            own,
+            CALL_TARGET,
+            own <= CALL_TARGET,
+        ),
+        Check(
+            "fruitctl / floor (spawn to initialize answered, medians)",
+            startup,
+            STARTUP_TARGET,
+            startup <= STARTUP_TARGET,
+        ),
+    ]
+
+
+def print_table(console: Console, results: Sequence[Measurement]) -> None:
+    table = Table(title=f"MCP over stdio: {CALLS} sequential calls, {SPAWNS} spawns each")
+    columns = ("server", "call p50 ms", "call p99 ms", "startup median ms", "startup min ms")
+    for column in columns:
+        table.add_column(column, justify="left" if column == "server" else "right", no_wrap=True)
+    for m in results:
+        table.add_row(
+            m.name,
+            f"{m.call_p50_ms:,.3f}",
+            f"{m.call_p99_ms:,.3f}",
+            f"{m.startup_median_ms:,.1f}",
+            f"{m.startup_min_ms:,.1f}",
+        )
+    console.print(table)
+
+
+def print_checks(console: Console, found: Sequence[Check]) -> None:
+    for check in found:
+        word = "[green]PASS[/]" if check.passed else "[red]FAIL[/]"
+        console.print(f"{word}  {check.name}: {check.value:,.2f}x (target <= {check.threshold}x)")
+
+
+def machine() -> dict[str, Any]:
+    from importlib.metadata import version
+
+    return {
+        "python": sys.version.split()[0],
+        "mcp": version("mcp"),
+        "cpu_count": os.cpu_count(),
+        "platform": platform.platform(),
+    }
+
+
+def write_json(results: Sequence[Measurement], found: Sequence[Check]) -> None:
+    RESULTS.parent.mkdir(parents=True, exist_ok=True)
+    report = {
+        "benchmark": "mcp_stdio",
+        "generated_at": datetime.now().astimezone().isoformat(timespec="seconds"),
+        "machine": machine(),
+        "config": {
+            "reminders": REMINDERS,
+            "calls": CALLS,
+            "rounds": ROUNDS,
+            "warmup_calls": WARMUP_CALLS,
+            "spawns": SPAWNS,
+            "protocol": PROTOCOL,
+            "commands": {name: command[1:] for name, command in COMMANDS.items()},
+            "call_params": CALL_PARAMS,
+        },
+        "results": [asdict(m) for m in results],
+        "checks": [asdict(c) for c in found],
+    }
+    RESULTS.write_text(json.dumps(report, indent=2) + "\n")
+
+
+def main() -> int:
+    console = Console()
+    if not console.is_terminal:  # piped or in CI: do not squeeze the table into 80 columns
+        console.width = 120
+    with tempfile.TemporaryDirectory(prefix="fruitctl-bench-") as home:
+        os.environ["FRUITCTL_HOME"] = home
+        seed(Path(home), console)
+        env = dict(os.environ, FLOOR_PAYLOAD=str(Path(home) / "payload.json"))
+        call_samples = calls(env)
+        # Start-up without the payload file, so the floor reads nothing fruitctl does not.
+        spawn_samples = startups({k: v for k, v in env.items() if k != "FLOOR_PAYLOAD"})
+    results = summarize(call_samples, spawn_samples)
+    print_table(console, results)
+    found = checks(results)
+    print_checks(console, found)
+    write_json(results, found)
+    console.print(f"[dim]results written to {RESULTS}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,373 @@
+"""The MCP front door over streamable HTTP, guarded against the known attacks on local MCP servers.
+
+Every request meets ``GuardedMcpApp`` before the SDK sees a byte of it, and is refused when:
+
+1. its ``Host`` does not name this server (127.0.0.1, localhost, [::1] or the bound address, with
+   the port): 421, the DNS-rebinding defence;
+2. it carries an ``Origin`` other than this server's own (a web page elsewhere): 403;
+3. it lacks ``Authorization: Bearer <token>`` (compared in constant time): 401;
+4. its body is over the limit, declared (``Content-Length``) or counted as it arrives: 413.
+
+The SDK's own transport security is configured with the same hosts and origins as a second line.
+``serve_http`` listens on loopback unless ``FRUITCTL_MCP_ALLOW_REMOTE=1``. Binding a wildcard
+address (0.0.0.0) accepts only requests that name a loopback host or that address itself: bind
+the interface's own address to be reachable through it.
+
+Lifespan: the SDK's Starlette app starts its ``StreamableHTTPSessionManager`` in its lifespan
+(``session_manager.run()``, once per app); the guard passes lifespan events through, so uvicorn
+starts it. An ASGI client that sends no lifespan (``httpx.ASGITransport``) runs the app inside
+``async with app.running():`` instead.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import hmac
+import ipaddress
+import os
+import secrets
+import signal
+import socket
+import sys
+import threading
+from collections import deque
+from collections.abc import Iterator
+from contextlib import AbstractAsyncContextManager
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+import uvicorn
+from mcp.server.streamable_http_manager import StreamableHTTPSessionManager
+from mcp.server.transport_security import TransportSecuritySettings
+from starlette.datastructures import Headers
+from starlette.responses import JSONResponse
+from starlette.types import ASGIApp, Message, Receive, Scope, Send
+
+from fruitctl.transports.mcp import build_server
+
+if TYPE_CHECKING:
+    from fruitctl.bootstrap import App
+
+MCP_PATH = "/mcp"
+DEFAULT_MAX_BODY_BYTES = 1_048_576
+ALLOW_REMOTE_ENV = "FRUITCTL_MCP_ALLOW_REMOTE"
+LOOPBACK_NAMES = ("127.0.0.1", "localhost", "[::1]")
+CHALLENGE = {"WWW-Authenticate": 'Bearer realm="fruitctl"'}
+NOT_ALLOWED_EXIT = 5  # the CLI's exit code for "not allowed"
+FAILURE_EXIT = 1
+SHUTDOWN_GRACE_SECONDS = 3  # an open SSE stream must not hold Ctrl-C up forever
+
+
+class ServeError(Exception):
+    """The HTTP server cannot start; the message says why, and never contains the token."""
+
+    def __init__(self, message: str, exit_code: int = FAILURE_EXIT) -> None:
+        super().__init__(message)
+        self.exit_code = exit_code
+
+
+# --- the guard ----------------------------------------------------------------------------------
+
+
+class GuardedMcpApp:
+    """The SDK's streamable HTTP app behind fruitctl's own checks (a pure ASGI app)."""
+
+    def __init__(
+        self,
+        inner: ASGIApp,
+        session_manager: StreamableHTTPSessionManager,
+        *,
+        token: str,
+        hosts: list[str],
+        origins: list[str],
+        max_body_bytes: int,
+    ) -> None:
+        self._inner = inner
+        self._session_manager = session_manager
+        self._token = token.encode()
+        self._hosts = frozenset(hosts)
+        self._origins = frozenset(origins)
+        self._max_body_bytes = max_body_bytes
+
+    def running(self) -> AbstractAsyncContextManager[None]:
+        """Start the SDK's session manager without an ASGI server sending lifespan events."""
+        return self._session_manager.run()
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] == "lifespan":
+            await self._inner(scope, receive, send)
+        elif scope["type"] == "http":
+            await self._guarded(scope, receive, send)
+        elif scope["type"] == "websocket":
+            await send({"type": "websocket.close", "code": 1008})
+
+    async def _guarded(self, scope: Scope, receive: Receive, send: Send) -> None:
+        refusal = self._refusal(Headers(scope=scope))
+        if refusal is not None:
+            await refusal(scope, receive, send)
+            return
+        messages = await _read_body(receive, self._max_body_bytes)
+        if messages is None:
+            await _too_large()(scope, receive, send)
+        elif messages[-1]["type"] == "http.request":  # else the client left mid-body
+            await self._inner(scope, _replay(messages, receive), send)
+
+    def _refusal(self, headers: Headers) -> JSONResponse | None:
+        if not self._host_ok(headers):
+            return _error(421, "Misdirected request: the Host header does not name this server.")
+        origin = headers.get("origin")
+        if origin is not None and origin.lower() not in self._origins:
+            return _error(403, "Forbidden: requests from another origin are not accepted.")
+        if not self._token_ok(headers):
+            return _error(401, "Unauthorized: send 'Authorization: Bearer <token>'.", CHALLENGE)
+        return _length_refusal(headers.get("content-length"), self._max_body_bytes)
+
+    def _host_ok(self, headers: Headers) -> bool:
+        values = headers.getlist("host")
+        return len(values) == 1 and values[0].lower() in self._hosts
+
+    def _token_ok(self, headers: Headers) -> bool:
+        scheme, _, credentials = headers.get("authorization", "").partition(" ")
+        if scheme.lower() != "bearer":
+            return False
+        # Header values arrive as latin-1 text; compare their bytes, in constant time.
+        return hmac.compare_digest(credentials.strip().encode("latin-1"), self._token)
+
+
+def _length_refusal(declared: str | None, limit: int) -> JSONResponse | None:
+    if declared is None:
+        return None
+    if not (declared.isascii() and declared.isdigit()):
+        return _error(400, "Bad request: invalid Content-Length.")
+    return _too_large() if int(declared) > limit else None
+
+
+async def _read_body(receive: Receive, limit: int) -> list[Message] | None:
+    """The request's messages up to the end of its body, or None once the body passes ``limit``."""
+    messages: list[Message] = []
+    size = 0
+    while True:
+        message = await receive()
+        messages.append(message)
+        if message["type"] != "http.request":
+            return messages
+        size += len(message.get("body", b""))
+        if size > limit:
+            return None
+        if not message.get("more_body", False):
+            return messages
+
+
+def _replay(messages: list[Message], receive: Receive) -> Receive:
+    pending = deque(messages)
+
+    async def replayed() -> Message:
+        return pending.popleft() if pending else await receive()
+
+    return replayed
+
+
+def _too_large() -> JSONResponse:
+    return _error(413, "Payload too large.")
+
+
+def _error(status: int, message: str, headers: dict[str, str] | None = None) -> JSONResponse:
+    return JSONResponse({"error": message}, status_code=status, headers=headers)
+
+
+# --- the app ------------------------------------------------------------------------------------
+
+
+def http_app(
+    gateway: Any,
+    *,
+    token: str,
+    host: str,
+    port: int,
+    max_body_bytes: int = DEFAULT_MAX_BODY_BYTES,
+    elicit: bool = False,
+) -> GuardedMcpApp:
+    """The MCP server for ``gateway`` at ``/mcp``, as an ASGI app for ``host:port`` (bound);
+    ``elicit`` as in ``build_server``."""
+    if not token:
+        raise ValueError("an empty token would let anyone in")
+    if not 0 < port < 65536:
+        raise ValueError("the Host and Origin checks need the real, bound port")
+    hosts = allowed_hosts(host, port)
+    origins = [f"http://{name}" for name in hosts]
+    server = build_server(gateway, elicit=elicit)
+    inner = server.streamable_http_app(
+        streamable_http_path=MCP_PATH,
+        transport_security=TransportSecuritySettings(
+            enable_dns_rebinding_protection=True, allowed_hosts=hosts, allowed_origins=origins
+        ),
+        max_request_body_size=max_body_bytes,
+        host=host,
+    )
+    return GuardedMcpApp(
+        inner,
+        server.session_manager,
+        token=token,
+        hosts=hosts,
+        origins=origins,
+        max_body_bytes=max_body_bytes,
+    )
+
+
+def allowed_hosts(host: str, port: int) -> list[str]:
+    """The ``Host`` values that name this server: the loopback names and the bound address."""
+    names = dict.fromkeys((*LOOPBACK_NAMES, _uri_host(host)))
+    return [f"{name}:{port}" for name in names]
+
+
+def _uri_host(host: str) -> str:
+    host = host.lower()
+    return f"[{host}]" if ":" in host and not host.startswith("[") else host
+
+
+def is_loopback(host: str) -> bool:
+    if host.lower() == "localhost":
+        return True
+    try:
+        return ipaddress.ip_address(host.strip("[]")).is_loopback
+    except ValueError:
+        return False
+
+
+# --- the token ----------------------------------------------------------------------------------
+
+
+def token_path(app: App) -> Path:
+    return app.config.paths.local_db.parent / "secrets" / "mcp_token"
+
+
+def ensure_token(app: App) -> str:
+    """The bearer token for HTTP clients, made (and kept, 0600) on first use."""
+    return _read_or_create(token_path(app))[0]
+
+
+def _read_or_create(path: Path) -> tuple[str, bool]:
+    """The token in ``path`` and whether it was made just now."""
+    _private_dir(path.parent)
+    try:
+        fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW, 0o600)
+    except FileExistsError:
+        return _read_token(path), False
+    except OSError as exc:
+        raise ServeError(f"cannot create the token file {path}: {exc.strerror}") from None
+    token = secrets.token_urlsafe(32)
+    with os.fdopen(fd, "w", encoding="ascii") as handle:
+        handle.write(token + "\n")
+        handle.flush()
+        os.fsync(handle.fileno())
+    return token, True
+
+
+def _private_dir(path: Path) -> None:
+    try:
+        path.mkdir(mode=0o700, parents=True, exist_ok=True)
+        if path.is_symlink() or not path.is_dir():
+            raise ServeError(f"{path} must be a directory, not a link")
+        os.chmod(path, 0o700)
+    except OSError as exc:
+        raise ServeError(f"cannot prepare {path}: {exc.strerror}") from None
+
+
+def _read_token(path: Path) -> str:
+    try:
+        fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW)
+        with os.fdopen(fd, "rb") as handle:
+            exposed = os.fstat(handle.fileno()).st_mode & 0o077
+            raw = handle.read()
+    except OSError as exc:
+        raise ServeError(f"cannot read the token file {path}: {exc.strerror}") from None
+    if exposed:
+        raise ServeError(f"{path} is readable by other users: run 'chmod 600 {path}'")
+    token = raw.decode("ascii", errors="replace").strip()
+    if not token or not token.isascii() or not token.isprintable():
+        raise ServeError(f"{path} holds no usable token: delete it and a new one is made")
+    return token
+
+
+# --- the server ---------------------------------------------------------------------------------
+
+
+def serve_http(app: App, *, host: str = "127.0.0.1", port: int = 8766) -> None:
+    """Serve MCP over streamable HTTP until Ctrl-C or SIGTERM; a problem exits with a message."""
+    with _exit_on_error():
+        _refuse_remote(host)
+        with _bind(host, port) as listener:
+            token, created = _read_or_create(token_path(app))  # made only once bound
+            _run(app, listener, host, token, created)
+
+
+def _run(app: App, listener: socket.socket, host: str, token: str, created: bool) -> None:
+    bound = int(listener.getsockname()[1])  # the real port, also when 0 was asked for
+    elicit = app.config.settings.approvals.mcp_elicitation
+    asgi = http_app(app.gateway, token=token, host=host, port=bound, elicit=elicit)
+    _announce(f"http://{_uri_host(host)}:{bound}{MCP_PATH}", token_path(app), created)
+    config = uvicorn.Config(
+        asgi,
+        host=host,
+        port=bound,
+        log_level="warning",
+        lifespan="on",  # a session manager that fails to start stops the server
+        proxy_headers=False,  # nothing stands in front of this server
+        timeout_graceful_shutdown=SHUTDOWN_GRACE_SECONDS,
+    )
+    with contextlib.suppress(KeyboardInterrupt), _sigterm_as_interrupt():
+        uvicorn.Server(config).run(sockets=[listener])
+
+
+@contextlib.contextmanager
+def _exit_on_error() -> Iterator[None]:
+    """A ServeError becomes one line on stderr and the exit code it names."""
+    try:
+        yield
+    except ServeError as exc:
+        _say(f"error: {exc}")
+        raise SystemExit(exc.exit_code) from None
+
+
+def _refuse_remote(host: str) -> None:
+    if is_loopback(host) or os.environ.get(ALLOW_REMOTE_ENV) == "1":
+        return
+    raise ServeError(
+        f"refusing to listen on {host}: a non-loopback address exposes your reminders to the "
+        "network, and plain HTTP carries the bearer token in the clear. "
+        f"Set {ALLOW_REMOTE_ENV}=1 to accept that risk.",
+        NOT_ALLOWED_EXIT,
+    )
+
+
+def _bind(host: str, port: int) -> socket.socket:
+    try:
+        family, _, _, _, address = socket.getaddrinfo(host, port, type=socket.SOCK_STREAM)[0]
+        return socket.create_server(address, family=family)
+    except OSError as exc:
+        raise ServeError(f"cannot listen on {host}:{port}: {exc.strerror or exc}") from None
+
+
+def _announce(url: str, path: Path, created: bool) -> None:
+    # Never the token itself: stderr often ends up in a service manager's log.
+    _say(f"fruitctl MCP server (streamable HTTP) at {url}")
+    _say(f"Bearer token: {'created in' if created else 'in'} {path} (readable by you only)")
+    _say("Clients send it as 'Authorization: Bearer <token>'. Ctrl-C stops the server.")
+
+
+def _say(line: str) -> None:
+    print(line, file=sys.stderr, flush=True)
+
+
+@contextlib.contextmanager
+def _sigterm_as_interrupt() -> Iterator[None]:
+    """SIGTERM ends the server like Ctrl-C: uvicorn shuts down gracefully, then re-raises the
+    signal into this handler, and the caller goes on to close the app."""
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    previous = signal.signal(signal.SIGTERM, signal.default_int_handler)
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGTERM, previous)
