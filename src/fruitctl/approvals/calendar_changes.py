@@ -1,0 +1,161 @@
+"""What the event writes change, for proposals: summary, before-snapshot, diff, and inverse.
+
+The snapshot is the event a write addresses, keyed by the id it is read under: the occurrence
+for an occurrence change, the series (its master) for a series change. Undo restores every
+field the tools can set. Two things it cannot bring back: an occurrence deleted from a series
+(no tool re-adds an EXDATE'd instance), and - after a whole series was deleted or made a single
+event - its moved or deleted occurrences (the series comes back with its rule, fresh).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from fruitctl.approvals.changes import Args, Change, Snapshot
+from fruitctl.domain.errors import FruitctlError
+from fruitctl.tools.context import ToolContext
+
+# Fields undo puts back; the series-only ones only on a series.
+_RESTORED = ("title", "startAt", "endAt", "location", "notes", "url")
+_SERIES_ONLY = ("recurrence",)
+_DIFF_NAMES = {"calendar": "calendarName"}
+
+
+def _addressed(args: Args, ctx: ToolContext) -> tuple[str, str]:
+    try:
+        return ctx.calendar.addressed(args)
+    except FruitctlError:
+        return str(args["id"]), str(args.get("scope") or "series")
+
+
+def _event(event_id: str, ctx: ToolContext) -> dict[str, Any] | None:
+    try:
+        return ctx.calendar.get_event({"id": event_id})
+    except FruitctlError:
+        return None
+
+
+def _snapshot(args: Args, ctx: ToolContext) -> Snapshot:
+    event_id, scope = _addressed(args, ctx)
+    return {event_id: _event(event_id, ctx), "scope": scope}
+
+
+def _current(before: Snapshot, ctx: ToolContext) -> Snapshot:
+    return {key: value if key == "scope" else _event(key, ctx) for key, value in before.items()}
+
+
+def _target(before: Snapshot) -> tuple[str, dict[str, Any] | None, str]:
+    (event_id,) = [key for key in before if key != "scope"]
+    return event_id, before[event_id], str(before.get("scope", "series"))
+
+
+def _label(before: Snapshot) -> str:
+    event_id, old, scope = _target(before)
+    title = (old or {}).get("title", event_id)
+    if scope == "occurrence" and old is not None:
+        return f"the occurrence of '{title}' on {old['startAt']}"
+    return f"event '{title}'" + (" (every occurrence)" if (old or {}).get("recurrence") else "")
+
+
+# -- create_event ----------------------------------------------------------------------------
+
+
+def _create_summary(args: Args, ctx: ToolContext) -> str:
+    where = args.get("calendar") or "the default calendar"
+    repeat = f", repeating {args['recurrence']}" if args.get("recurrence") else ""
+    return f"Create event '{args['title']}' at {args['startAt']} in {where}{repeat}"
+
+
+def _create_inverse(args: Args, before: Snapshot, result: Any) -> dict[str, Any] | None:
+    if not isinstance(result, dict) or "id" not in result:
+        return None
+    return {"tool": "delete_event", "args": {"id": result["id"], "scope": "series"}}
+
+
+def _create_diff(args: Args, before: Snapshot) -> list[dict[str, Any]]:
+    return [
+        {"target": "new event", "field": key, "before": None, "after": value}
+        for key, value in args.items()
+    ]
+
+
+# -- update_event ----------------------------------------------------------------------------
+
+
+def _update_summary(args: Args, ctx: ToolContext) -> str:
+    fields = ", ".join(sorted(set(args) - {"id", "occurrence", "scope"})) or "nothing"
+    return f"Change {fields} of {_label(_snapshot(args, ctx))}"
+
+
+def _update_inverse(args: Args, before: Snapshot, result: Any) -> dict[str, Any] | None:
+    event_id, old, scope = _target(before)
+    if old is None:
+        return None
+    restore: dict[str, Any] = {"id": event_id, "scope": scope}
+    restore.update({key: old[key] for key in _RESTORED})
+    if old.get("timezone"):
+        restore["timezone"] = old["timezone"]
+    if scope == "series":
+        restore.update({key: old[key] for key in _SERIES_ONLY})
+        restore["calendar"] = old["calendarId"]
+    return {"tool": "update_event", "args": restore}
+
+
+def _update_diff(args: Args, before: Snapshot) -> list[dict[str, Any]]:
+    event_id, old, _ = _target(before)
+    rows = []
+    for key, value in args.items():
+        if key in ("id", "occurrence", "scope"):
+            continue
+        field = _DIFF_NAMES.get(key, key)
+        rows.append(
+            {
+                "target": (old or {}).get("title", event_id),
+                "field": field,
+                "before": (old or {}).get(field),
+                "after": value,
+            }
+        )
+    return rows
+
+
+# -- delete_event ----------------------------------------------------------------------------
+
+
+def _delete_summary(args: Args, ctx: ToolContext) -> str:
+    return f"Delete {_label(_snapshot(args, ctx))}"
+
+
+def _delete_inverse(args: Args, before: Snapshot, result: Any) -> dict[str, Any] | None:
+    _, old, scope = _target(before)
+    if old is None or (scope == "occurrence" and old.get("seriesId")):
+        return None  # an occurrence removed from its series: see the module docstring
+    again: dict[str, Any] = {key: old[key] for key in _RESTORED if old[key] is not None}
+    again.update(allDay=old["allDay"], calendar=old["calendarId"])
+    for key in ("timezone", *_SERIES_ONLY):
+        if old.get(key):
+            again[key] = old[key]
+    return {"tool": "create_event", "args": again}
+
+
+def _delete_diff(args: Args, before: Snapshot) -> list[dict[str, Any]]:
+    event_id, old, scope = _target(before)
+    return [
+        {
+            "target": (old or {}).get("title", event_id),
+            "field": "occurrence" if scope == "occurrence" else "event",
+            "before": "exists" if old else "missing",
+            "after": "deleted",
+        }
+    ]
+
+
+def _nothing(*_: Any) -> Snapshot:
+    return {}
+
+
+CALENDAR_CHANGES: dict[str, Change] = {
+    "create_event": Change(_create_summary, _nothing, _nothing, _create_inverse, _create_diff),
+    "update_event": Change(_update_summary, _snapshot, _current, _update_inverse, _update_diff),
+    "delete_event": Change(_delete_summary, _snapshot, _current, _delete_inverse, _delete_diff),
+}

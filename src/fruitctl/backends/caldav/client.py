@@ -1,0 +1,364 @@
+"""The wire: one CalDAV account through the ``caldav`` library, every failure a domain error.
+
+Reads use the library (discovery, sync-collection, calendar-multiget); writes are plain
+requests with preconditions the library does not set for us: ``If-None-Match: *`` on a create
+(so a retried create cannot make a second copy) and ``If-Match: <etag>`` on a change or delete
+(so a change made elsewhere is a ``Conflict``, never overwritten).
+
+Foreign exceptions stop here (``translated``): a server that is down is ``BackendUnavailable``, a
+slow one ``Timeout`` (both retryable), one that answers something that is not CalDAV
+``BackendUnavailable`` too, refused credentials ``PermissionDenied``.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import logging
+import threading
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+from urllib.parse import quote, unquote, urlsplit
+
+from caldav.collection import Calendar, CalendarSet
+from caldav.davclient import DAVClient
+from caldav.lib import error as dav_error
+from caldav.lib.http_sync import requests as http
+from caldav.lib.url import URL
+
+from fruitctl.domain.errors import (
+    BackendUnavailable,
+    Conflict,
+    ExecutionFailed,
+    FruitctlError,
+    NotFound,
+    PermissionDenied,
+    Timeout,
+)
+
+log = logging.getLogger("fruitctl.caldav")
+
+ETAG = "{DAV:}getetag"
+COMPONENTS = "{urn:ietf:params:xml:ns:caldav}supported-calendar-component-set"
+COLLECTION_PROPS = [
+    "{DAV:}resourcetype",
+    "{DAV:}displayname",
+    COMPONENTS,
+    "{http://calendarserver.org/ns/}getctag",
+    "{DAV:}sync-token",
+    ETAG,
+    "{http://apple.com/ns/ical/}calendar-color",
+]
+CALENDAR_TYPE = "{urn:ietf:params:xml:ns:caldav}calendar"
+_SAFE = "/@:~!$&'()*+,;="
+# Raised inside the library when an answer is not the XML it expects: garbage from the server.
+# (lxml's XMLSyntaxError is a SyntaxError.)
+_MALFORMED = (SyntaxError, AttributeError, TypeError, ValueError, KeyError, IndexError)
+
+
+@dataclass(frozen=True)
+class Account:
+    url: str
+    username: str
+    password: str = field(repr=False)
+    timeout: float = 10.0
+
+
+@dataclass(frozen=True)
+class RemoteCollection:
+    href: str
+    name: str
+    components: frozenset[str]
+    sync_token: str | None
+    ctag: str | None
+    color: str | None = None
+
+
+@dataclass(frozen=True)
+class Listing:
+    """Members of a collection that changed (href -> ETag) and those removed. ``complete``: the
+    listing names every member, so anything known and not listed is gone too."""
+
+    token: str | None
+    changed: dict[str, str | None]
+    deleted: frozenset[str] = frozenset()
+    complete: bool = False
+
+
+class SyncUnsupported(Exception):
+    """The collection cannot do RFC 6578 sync: compare ETags instead."""
+
+
+class _TokenExpired(Exception):
+    """The server no longer knows the sync-token asked with."""
+
+
+class AlreadyExists(Exception):
+    """A create found something at its href (``If-None-Match: *`` failed)."""
+
+
+def path_of(url: Any) -> str:
+    """The canonical form of an href: its path, percent-encoded one way only."""
+    return quote(unquote(urlsplit(str(url)).path), safe=_SAFE)
+
+
+def _etag(value: Any) -> str | None:
+    return str(value) if value else None
+
+
+class Dav:
+    """One account's connection. Thread-safe: requests are serialized (one HTTP session)."""
+
+    def __init__(self, account: Account) -> None:
+        self.account = account
+        self._lock = threading.RLock()
+        self._client: Any = None
+        self._home: str | None = None
+
+    def close(self) -> None:
+        with self._lock:
+            if self._client is not None:
+                self._client.close()
+                self._client = None
+
+    # -- reads --------------------------------------------------------------------------------
+
+    def home(self) -> str:
+        """The calendar home of the account (where its calendars are and new ones go)."""
+        with self._session() as client:
+            if self._home is None:
+                self._home = path_of(client.get_principal().calendar_home_set.url)
+            return self._home
+
+    def collections(self) -> list[RemoteCollection]:
+        home = self.home()
+        with self._session() as client:
+            answer = client.propfind(self.url(home), props=COLLECTION_PROPS, depth=1)
+            _check_listing(answer, home, "list the calendars")
+            return [c for r in answer.results if (c := _collection(r)) is not None]
+
+    def changes(self, href: str, token: str | None) -> Listing:
+        """What changed since ``token`` (RFC 6578); everything when the token is None or the
+        server no longer knows it. ``SyncUnsupported`` when the server cannot do it at all."""
+        try:
+            return self._sync_report(href, token)
+        except _TokenExpired:
+            log.info("sync-token of %s expired: full resync", href)
+            return self._sync_report(href, None)
+
+    def _sync_report(self, href: str, token: str | None) -> Listing:
+        with self._session() as client:
+            calendar: Any = Calendar(
+                client=client, url=self.url(href)
+            )  # sync client: no awaitables
+            try:
+                found = calendar.get_objects_by_sync_token(
+                    token, load_objects=False, disable_fallback=True
+                )
+            except dav_error.AuthorizationError as exc:
+                # RFC 6578 3.2: a token the server forgot is a 403 with DAV:valid-sync-token.
+                if token is not None and "{DAV:}valid-sync-token" in (exc.preconditions or []):
+                    raise _TokenExpired from None
+                raise
+            except (dav_error.ReportError, dav_error.ResponseError) as exc:
+                raise SyncUnsupported(str(exc)) from None
+            if not found.sync_token:  # RFC 6578 answers always carry one: this was not sync
+                raise dav_error.ResponseError("a sync-collection answer without a sync-token")
+            deleted = frozenset(path_of(url) for url in found.deleted_urls)
+            changed = {
+                path_of(obj.url): _etag(obj.props.get(ETAG))
+                for obj in found
+                if path_of(obj.url) not in deleted
+            }
+            return Listing(found.sync_token, changed, deleted, complete=token is None)
+
+    def members(self, href: str) -> Listing:
+        """Every member with its ETag (a depth-1 PROPFIND): the fallback where sync is missing."""
+        with self._session() as client:
+            answer = client.propfind(self.url(href), props=[ETAG, "{DAV:}resourcetype"], depth=1)
+            _check_listing(answer, href, "list a calendar")
+            changed = {
+                path_of(r.href): _etag(r.properties.get(ETAG))
+                for r in answer.results
+                if path_of(r.href) != href and not r.properties.get("{DAV:}resourcetype")
+            }
+            return Listing(None, changed, complete=True)
+
+    def fetch(self, href: str, members: Sequence[str]) -> list[tuple[str, str | None, str]]:
+        """``(href, etag, text)`` of each member that still exists (calendar-multiget)."""
+        with self._session() as client:
+            calendar: Any = Calendar(client=client, url=self.url(href))
+            found = calendar.multiget([URL.objectify(self.url(m)) for m in members])
+            return [
+                (path_of(obj.url), _etag(obj.props.get(ETAG)), str(obj.data))
+                for obj in found
+                if obj.data
+            ]
+
+    def get(self, href: str) -> tuple[str, str | None] | None:
+        """The text and ETag of one object, or None if it is not there."""
+        with self._session() as client:
+            answer = client.request(self.url(href), "GET", "")
+            if answer.status == 404:
+                return None
+            _check(answer, "read an object")
+            return answer.raw, _etag(answer.headers.get("ETag"))
+
+    # -- writes -------------------------------------------------------------------------------
+
+    def create(self, href: str, text: str) -> str | None:
+        """PUT a new object; ``AlreadyExists`` if something is there. Returns the new ETag."""
+        answer = self._put(href, text, {"If-None-Match": "*"})
+        if answer.status == 412:
+            raise AlreadyExists(href)
+        _check(answer, "create an object")
+        return _etag(answer.headers.get("ETag"))
+
+    def replace(self, href: str, text: str, etag: str | None) -> str | None:
+        """PUT over the object as it was at ``etag``; ``Conflict`` if it changed since."""
+        answer = self._put(href, text, {"If-Match": etag} if etag else {})
+        _check_precondition(answer, href)
+        _check(answer, "change an object")
+        return _etag(answer.headers.get("ETag"))
+
+    def remove(self, href: str, etag: str | None) -> None:
+        with self._session() as client:
+            headers = {"If-Match": etag} if etag else {}
+            answer = client.request(self.url(href), "DELETE", "", headers)
+        if answer.status == 404:
+            raise NotFound(f"Nothing at {href} on the CalDAV server.")
+        _check_precondition(answer, href)
+        _check(answer, "delete an object")
+
+    def move(self, href: str, destination: str, etag: str | None) -> None:
+        """WebDAV MOVE, never over an existing object (``Overwrite: F``)."""
+        headers = {"Destination": self.url(destination), "Overwrite": "F"}
+        if etag:
+            headers["If-Match"] = etag
+        with self._session() as client:
+            answer = client.request(self.url(href), "MOVE", "", headers)
+        if answer.status == 404:
+            raise NotFound(f"Nothing at {href} on the CalDAV server.")
+        _check_precondition(answer, href)
+        _check(answer, "move an object")
+
+    def make_calendar(self, name: str, cal_id: str, components: Sequence[str]) -> str:
+        """MKCALENDAR in the account's home; returns the new collection's href (a server may
+        place it elsewhere than asked)."""
+        home = self.home()
+        with self._session() as client:
+            home_set: Any = CalendarSet(client=client, url=self.url(home))
+            found = home_set.make_calendar(
+                name=name, cal_id=cal_id, supported_calendar_component_set=list(components)
+            )
+            href = path_of(found.url)
+            return href if href.endswith("/") else href + "/"
+
+    # -- plumbing -----------------------------------------------------------------------------
+
+    def url(self, href: str) -> str:
+        base = urlsplit(self.account.url)
+        return f"{base.scheme}://{base.netloc}{href}"
+
+    def _put(self, href: str, text: str, headers: dict[str, str]) -> Any:
+        headers = {"Content-Type": "text/calendar; charset=utf-8", **headers}
+        with self._session() as client:
+            return client.request(self.url(href), "PUT", text, headers)
+
+    @contextlib.contextmanager
+    def _session(self) -> Iterator[Any]:
+        with self._lock, translated(self.account):
+            if self._client is None:
+                self._client = DAVClient(
+                    url=self.account.url,
+                    username=self.account.username,
+                    password=self.account.password,
+                    timeout=self.account.timeout,  # type: ignore[arg-type]  # a float is fine
+                    enable_rfc6764=False,
+                )
+            yield self._client
+
+
+@contextlib.contextmanager
+def translated(account: Account) -> Iterator[None]:
+    """Every failure of the server or the network as the domain error a caller can act on."""
+    where = urlsplit(account.url).netloc
+    try:
+        yield
+    except FruitctlError:
+        raise
+    except http.exceptions.Timeout:
+        raise Timeout(
+            f"The CalDAV server at {where} did not answer within {account.timeout:g} s.",
+            server=where,
+        ) from None
+    except http.exceptions.RequestException as exc:
+        raise BackendUnavailable(
+            f"The CalDAV server at {where} cannot be reached: {type(exc).__name__}.",
+            server=where,
+        ) from None
+    except dav_error.AuthorizationError:
+        raise PermissionDenied(
+            f"The CalDAV server at {where} refused the credentials of '{account.username}'. "
+            "Check [caldav] username and password in the configuration.",
+            server=where,
+        ) from None
+    except dav_error.NotFoundError as exc:
+        raise NotFound(f"Not found on the CalDAV server at {where}: {exc}") from None
+    except (dav_error.DAVError, *_MALFORMED) as exc:
+        log.debug("unreadable CalDAV answer", exc_info=True)
+        raise BackendUnavailable(
+            f"The CalDAV server at {where} answered something that is not CalDAV "
+            f"({type(exc).__name__}).",
+            server=where,
+        ) from None
+
+
+def _check(answer: Any, doing: str) -> None:
+    """An HTTP error status as the domain error it means for the caller."""
+    status = answer.status
+    if status < 400:
+        return
+    message = f"The CalDAV server answered {status} {answer.reason or ''}".rstrip()
+    if status >= 500:
+        raise BackendUnavailable(f"{message} while trying to {doing}.", status=status)
+    if status in (404, 409, 410):  # 409: PUT into a collection that is gone (RFC 4918 9.7.1)
+        raise NotFound(f"{message} while trying to {doing}: it is not there (any more).")
+    raise ExecutionFailed(f"{message} while trying to {doing}.", status=status)
+
+
+def _check_listing(answer: Any, href: str, doing: str) -> None:
+    """A PROPFIND answer to trust: a multistatus that names the collection asked about. Anything
+    else (a captive portal's page, an empty 207) must not read as "this is empty now", or a
+    sync would empty the mirror."""
+    _check(answer, doing)
+    named = {path_of(r.href).rstrip("/") for r in answer.results or []}
+    if answer.status != 207 or href.rstrip("/") not in named:
+        raise dav_error.ResponseError(
+            f"an answer that does not list {href} while trying to {doing}"
+        )
+
+
+def _check_precondition(answer: Any, href: str) -> None:
+    if answer.status == 412:
+        raise Conflict(
+            f"The object at {href} was changed on the CalDAV server since it was last read; "
+            "nothing was overwritten. Read it again and retry.",
+            href=href,
+        )
+
+
+def _collection(result: Any) -> RemoteCollection | None:
+    props = result.properties
+    if CALENDAR_TYPE not in (props.get("{DAV:}resourcetype") or []):
+        return None
+    components = props.get(COMPONENTS) or ["VEVENT", "VTODO", "VJOURNAL"]  # RFC 4791 5.2.3
+    href = path_of(result.href)
+    return RemoteCollection(
+        href=href if href.endswith("/") else href + "/",
+        name=str(props.get("{DAV:}displayname") or unquote(href.rstrip("/").rsplit("/", 1)[-1])),
+        components=frozenset(str(c).upper() for c in components),
+        sync_token=_etag(props.get("{DAV:}sync-token")),
+        ctag=_etag(props.get("{http://calendarserver.org/ns/}getctag") or props.get(ETAG)),
+        color=_etag(props.get("{http://apple.com/ns/ical/}calendar-color")),
+    )

@@ -1,0 +1,244 @@
+"""Events on a CalDAV server (VEVENTs), read from the local mirror and written server-first.
+
+Reads are ``LocalCalendars`` on the mirror file: RRULE/EXDATE/RECURRENCE-ID expansion, zones and
+ranges work exactly as for local events. Writes edit the object text with ``ical_edit`` (a moved
+or removed occurrence is an override or an EXDATE in the series' one object) and PUT it with the
+ETag the mirror holds; see ``writes`` for how a write stays exactly-once.
+
+The mirror rows are written here, inside the sync's own transaction, into the same tables
+``LocalCalendars`` reads (``calendars``, ``events``): its mirror API opens a transaction per
+call, which cannot run inside the one a sync batch holds on the same SQLite file.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from datetime import UTC, date, datetime, time, timedelta, tzinfo
+from typing import Any
+
+from sqlalchemy import Connection, delete, select, update
+from sqlalchemy.dialects.sqlite import insert
+
+from fruitctl.backends import ical_edit
+from fruitctl.backends import ical_events as ical
+from fruitctl.backends.caldav.client import RemoteCollection
+from fruitctl.backends.caldav.state import Known, Stored
+from fruitctl.backends.caldav.sync import Mirror, Progress, Report, named
+from fruitctl.backends.caldav.writes import Writer, new_uids
+from fruitctl.backends.local.cache import ReadCache
+from fruitctl.backends.local.calendars import LocalCalendars
+from fruitctl.backends.local.tables import calendars, events
+from fruitctl.domain.calendar import CALENDAR_NAME_MAX, Calendar, Event, split_event_id
+from fruitctl.domain.dates import format_datetime, now
+from fruitctl.domain.errors import InvalidParams, NotFound
+from fruitctl.domain.reminders import check_text
+from fruitctl.ports import EventChanges, EventRange, EventScope, NewEvent, PermissionStatus
+
+DEFAULT_NAMES = ("calendar", "personal", "home")
+_EVENT_COLUMNS = ("calendar_id", "ics", "first_start", "last_end", "modified")
+
+
+class EventKind:
+    """VEVENTs in the mirror: each selected collection is a calendar."""
+
+    component = "VEVENT"
+
+    def __init__(self, names: Sequence[str] | None) -> None:
+        self.names = None if names is None else [name.casefold() for name in names]
+
+    def selects(self, remote: RemoteCollection) -> bool:
+        return self.names is None or named(remote.name, remote.href, self.names)
+
+    def containers(self, conn: Connection, mirrored: Sequence[Known]) -> None:
+        default = self.default(mirrored)
+        wanted = {(k.id, k.name, k.id == default, k.position) for k in mirrored}
+        current = {
+            (r.id, r.name, bool(r.is_default), r.position) for r in conn.execute(select(calendars))
+        }
+        if wanted == current:
+            return
+        keep = {k.id for k in mirrored}
+        gone = [cid for cid, *_ in current if cid not in keep]
+        conn.execute(delete(events).where(events.c.calendar_id.in_(gone)))
+        conn.execute(delete(calendars).where(calendars.c.id.in_(gone)))
+        conn.execute(update(calendars).values(is_default=False))  # one default at every step
+        for k in mirrored:
+            values = {"name": k.name, "is_default": k.id == default, "position": k.position}
+            statement = insert(calendars).values(
+                id=k.id, read_only=False, created=format_datetime(now()), **values
+            )
+            conn.execute(statement.on_conflict_do_update(index_elements=["id"], set_=values))
+
+    def default(self, mirrored: Sequence[Known]) -> str | None:
+        """The first calendar configured; else one called Calendar, Personal or Home; else the
+        one mirrored first."""
+        for names in ([self.names[0]] if self.names else [], DEFAULT_NAMES):
+            found = [k.id for k in mirrored if named(k.name, k.href, names)]
+            if found:
+                return found[0]
+        return mirrored[0].id if mirrored else None
+
+    def read(self, text: str, collection_id: str) -> tuple[str, str | None, Any]:
+        uid = ical.uid_of(text)  # BrokenObject (a ValueError) for text that holds no event
+        first, last = ical.bounds(text)
+        row = {"uid": uid, "calendar_id": collection_id, "ics": text}
+        return uid, None, {**row, "first_start": first, "last_end": last}
+
+    def put(self, conn: Connection, rows: Sequence[Any]) -> None:
+        stamp = format_datetime(now())
+        values = [{**row, "created": stamp, "modified": stamp} for row in rows]
+        conn.execute(_UPSERT, list({v["uid"]: v for v in values}.values()))
+
+    def drop(self, conn: Connection, uids: Sequence[str]) -> None:
+        conn.execute(delete(events).where(events.c.uid.in_(list(uids))))
+
+    def finish(self, conn: Connection) -> None:
+        """Nothing to link: a series and its overrides travel as one object."""
+
+
+def _overlaps(event: Event, start: datetime, end: datetime, zone: tzinfo) -> bool:
+    """``ical_events``' rule: overlapping ``[start, end)``, a zero-length event belonging to the
+    range it starts in; a date counts from its midnight in the range's zone."""
+    first, last = _moment(event.start, zone), _moment(event.end, zone)
+    return first < end and (last > start or (last == first and first >= start))
+
+
+def _moment(value: date | datetime, zone: tzinfo) -> datetime:
+    return value if isinstance(value, datetime) else datetime.combine(value, time(), zone)
+
+
+def _upsert() -> Any:
+    statement = insert(events)
+    return statement.on_conflict_do_update(
+        index_elements=[events.c.uid], set_={c: statement.excluded[c] for c in _EVENT_COLUMNS}
+    )
+
+
+_UPSERT = _upsert()
+
+
+class CaldavCalendars:
+    """The ``caldav`` calendar backend."""
+
+    name = "caldav"
+
+    def __init__(self, mirror: Mirror) -> None:
+        self.mirror = mirror
+        self._local = LocalCalendars(mirror.engine)
+        self._writes = Writer(mirror)
+        self._cache = ReadCache(mirror.engine)
+
+    def close(self) -> None:
+        self.mirror.dav.close()
+        self._cache.close()
+        self._local.close()
+
+    def sync(self, progress: Callable[[Progress], None] | None = None) -> Report:
+        return self.mirror.sync(progress)
+
+    def permission_status(self) -> PermissionStatus:
+        return "authorized"
+
+    # -- reads: the mirror, fresh enough --------------------------------------------------------
+
+    def calendars(self) -> list[Calendar]:
+        self.mirror.ensure_fresh()
+        return self._local.calendars()
+
+    def events(self, query: EventRange) -> list[Event]:
+        """The local store's answer, from a cache of whole days: "upcoming" asks again and again
+        with a start that moves by the second, and expanding every series each time would cost
+        as much as asking the server. The days around the range are expanded once (until the
+        mirror changes), then each range is cut from them by the very rule the store applies."""
+        self.mirror.ensure_fresh()
+        zone = query.start.tzinfo or UTC
+        first = datetime.combine(query.start.astimezone(zone).date(), time(), zone)
+        last = datetime.combine(query.end.astimezone(zone).date() + timedelta(days=2), time(), zone)
+        key = ("events", query.calendar_ids, zone, first, last)
+        wide = EventRange(first, last, query.calendar_ids)
+        days = self._cache.get(key, lambda: tuple(self._local.events(wide)))
+        found = [e for e in days if _overlaps(e, query.start, query.end, zone)]
+        return found if query.limit is None else found[: query.limit]
+
+    def get_event(self, event_id: str) -> Event:
+        self.mirror.ensure_fresh()
+        return self._local.get_event(event_id)
+
+    # -- writes: the server first ---------------------------------------------------------------
+
+    def create_calendar(self, name: str) -> Calendar:
+        name = check_text("name", name, limit=CALENDAR_NAME_MAX).strip()
+        if not name:
+            raise InvalidParams("'name' must not be empty.", field="name")
+        with self.mirror.lock:
+            if any(c.name.casefold() == name.casefold() for c in self.calendars()):
+                raise InvalidParams(f"A calendar named '{name}' already exists.", field="name")
+            known = self.mirror.make_collection(name, new_uids(1)[0], "VEVENT")
+        return Calendar(id=known.id, name=name)
+
+    def create_event(self, new: NewEvent) -> Event:
+        (uid,) = new_uids(1)
+        with self.mirror.lock:
+            self.mirror.ensure_fresh()
+            known = self._calendar(new.calendar_id)
+            self._writes.create(known, uid, ical_edit.new_object(uid, new, now()))
+        return self._local.get_event(uid)
+
+    def update_event(self, event_id: str, changes: EventChanges, scope: EventScope) -> Event:
+        """As ``LocalCalendars.update_event``: the occurrence for an occurrence change, else the
+        event (series) itself."""
+        with self.mirror.lock:
+            self.mirror.ensure_fresh()
+            stored, key = self._locate(event_id)
+            target = self._calendar(changes.get("calendarId", stored.collection_id))
+            if key is not None and scope == "occurrence" and target.id != stored.collection_id:
+                raise InvalidParams(
+                    "An occurrence cannot move to another calendar alone; use scope 'series'.",
+                    field="calendarId",
+                )
+            text = ical_edit.apply_changes(stored.ics or "", changes, scope, key, now())
+            etag = self._writes.replace(stored, text)
+            if target.id != stored.collection_id:
+                self._writes.move(stored, etag, target)
+            else:
+                self._writes.record(stored.collection_id, stored.href, etag, text)
+        uid = ical.uid_of(text)
+        return self._local.get_event(event_id if key and scope == "occurrence" else uid)
+
+    def delete_event(self, event_id: str, scope: EventScope) -> None:
+        with self.mirror.lock:
+            self.mirror.ensure_fresh()
+            stored, key = self._locate(event_id)
+            text = stored.ics or ""
+            if key is not None and scope == "occurrence":
+                changed = ical_edit.remove_occurrence(text, key, now())
+                etag = self._writes.replace(stored, changed)
+                self._writes.record(stored.collection_id, stored.href, etag, changed)
+                return
+            if key is None and scope == "occurrence" and ical.is_series(ical.parse(text)):
+                raise InvalidParams(
+                    f"Event '{event_id}' is a recurring series: give an occurrence id to delete "
+                    "one occurrence, or scope 'series' to delete them all.",
+                    field="scope",
+                )
+            self._writes.remove(stored)
+
+    # -- helpers --------------------------------------------------------------------------------
+
+    def _locate(self, event_id: str) -> tuple[Stored, str | None]:
+        """The stored object an id names and the occurrence key in it; a UID that itself looks
+        like ``x@20260101`` (a server's choice) is matched whole first."""
+        whole = self._writes.stored(event_id, "VEVENT")
+        if whole is not None:
+            return whole, None
+        uid, key = split_event_id(event_id)
+        stored = self._writes.stored(uid, "VEVENT") if key is not None else None
+        if stored is None:
+            raise NotFound(f"No event found with ID: '{event_id}'.")
+        return stored, key
+
+    def _calendar(self, calendar_id: str) -> Known:
+        known = self._writes.collection(calendar_id, "VEVENT")
+        if known is None:
+            raise NotFound(f"No calendar found with ID: '{calendar_id}'.")
+        return known

@@ -1,0 +1,383 @@
+"""Server -> mirror: keep a local.db-shaped file in step with a CalDAV account.
+
+One PROPFIND on the calendar home lists every collection with its sync-token (and ctag or
+collection ETag). A collection whose token (or ctag) did not move is skipped without another
+request. One that moved is asked what changed: an RFC 6578 sync-collection REPORT from the stored
+token, or - where the server has no sync - a depth-1 PROPFIND of every member's ETag compared with
+the stored ones. Changed members are fetched in calendar-multiget batches and written to the
+mirror one batch per transaction, so a sync cut short keeps what it did and the next one resumes.
+
+Each component has its *kind* (``VTODO`` -> reminders, ``VEVENT`` -> events), which says which
+collections it mirrors and how one object becomes rows. An object that cannot be read is logged,
+skipped, and remembered by its ETag, so it is not fetched again until it changes.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import logging
+import threading
+import time
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass, field, replace
+from typing import Any, Protocol
+from urllib.parse import unquote
+
+from sqlalchemy import Connection, Engine
+
+from fruitctl.backends.caldav import state
+from fruitctl.backends.caldav.client import Dav, Listing, RemoteCollection, SyncUnsupported
+from fruitctl.backends.caldav.state import Known, Stored
+
+log = logging.getLogger("fruitctl.caldav")
+
+BATCH = 100  # objects per calendar-multiget and per mirror transaction
+WRITE = {"fruitctl_write": True}  # see fruitctl.store.engine.WRITE_OPTION
+
+
+@dataclass(frozen=True)
+class Progress:
+    collection: str
+    done: int
+    total: int
+
+
+ProgressCallback = Callable[[Progress], None]
+
+
+class Kind(Protocol):
+    """How one component type lives in the mirror."""
+
+    component: str
+
+    def selects(self, remote: RemoteCollection) -> bool: ...
+
+    def containers(self, conn: Connection, mirrored: Sequence[Known]) -> None:
+        """Make the mirror's lists (or calendars) exactly these collections (and write nothing
+        when they already are)."""
+        ...
+
+    def read(self, text: str, collection_id: str) -> tuple[str, str | None, Any]:
+        """``(uid, parent uid, row)`` of one object; ``ValueError`` if it is unreadable."""
+        ...
+
+    def put(self, conn: Connection, rows: Sequence[Any]) -> None: ...
+
+    def drop(self, conn: Connection, uids: Sequence[str]) -> None: ...
+
+    def finish(self, conn: Connection) -> None: ...
+
+
+@dataclass(frozen=True)
+class Options:
+    staleness_seconds: float = 60.0
+    use_sync_token: bool = True
+    """False compares ETags even where the server can sync (tests the fallback)."""
+
+
+@dataclass
+class Report:
+    collections: int = 0
+    unchanged: int = 0
+    fetched: int = 0
+    deleted: int = 0
+    broken: int = 0
+    modes: dict[str, str] = field(default_factory=dict)
+    seconds: float = 0.0
+
+    def to_wire(self) -> dict[str, Any]:
+        return {
+            "collections": self.collections,
+            "unchanged": self.unchanged,
+            "fetched": self.fetched,
+            "deleted": self.deleted,
+            "broken": self.broken,
+            "modes": dict(self.modes),
+            "seconds": round(self.seconds, 3),
+        }
+
+
+class Mirror:
+    """The sync engine of one account; both CalDAV backends of a process read what it writes."""
+
+    def __init__(
+        self, dav: Dav, engine: Engine, kinds: Sequence[Kind], options: Options = Options()
+    ) -> None:
+        self.dav = dav
+        self.engine = engine
+        self.writer = engine.execution_options(**WRITE)
+        self.kinds = {kind.component: kind for kind in kinds}
+        self.options = options
+        self.lock = threading.RLock()  # a sync and a write never interleave in one process
+        self.created: set[str] = set()
+        self._fresh_until = 0.0
+        self._claim_account()
+
+    # -- freshness ------------------------------------------------------------------------------
+
+    def ensure_fresh(self) -> None:
+        """Sync first if the last sync is older than the staleness bound."""
+        if time.monotonic() >= self._fresh_until:
+            self.sync()
+
+    def sync(self, progress: ProgressCallback | None = None) -> Report:
+        with self.lock:
+            started = time.monotonic()
+            report = Report()
+            for remote, known in self._collections():
+                self._sync_collection(remote, known, report, progress)
+            with self.writer.begin() as conn:
+                for kind in self.kinds.values():
+                    kind.finish(conn)
+                state.set_meta(conn, "synced_at", repr(time.time()))
+            report.seconds = time.monotonic() - started
+            self._fresh_until = started + self.options.staleness_seconds
+            return report
+
+    def _claim_account(self) -> None:
+        """A mirror belongs to one account: pointed at another, it starts over."""
+        account = f"{self.dav.account.url} {self.dav.account.username}"
+        with self.writer.begin() as conn:
+            if state.get_meta(conn, "account") not in (None, account):
+                self._forget(conn, state.known_collections(conn))
+            state.set_meta(conn, "account", account)
+            synced = state.get_meta(conn, "synced_at")
+            self.created = set(json.loads(state.get_meta(conn, "created") or "[]"))
+        if synced is not None:
+            age = time.time() - float(synced)
+            self._fresh_until = time.monotonic() - age + self.options.staleness_seconds
+
+    # -- collections ----------------------------------------------------------------------------
+
+    def _collections(self) -> list[tuple[RemoteCollection, Known]]:
+        chosen = {
+            c.href: (c, frozenset(k)) for c in self.dav.collections() if (k := self._kinds_of(c))
+        }
+        with self.writer.begin() as conn:
+            before = state.known_collections(conn)
+            pairs = _match([(c, kinds) for c, kinds in chosen.values()], before)
+            kept = {known.id: known for _, known in pairs}
+            # Gone, or mirrored for other components now: start it over (rows and tokens).
+            self._forget(
+                conn,
+                [
+                    k
+                    for k in before
+                    if kept.get(k.id, k).components != k.components or k.id not in kept
+                ],
+            )
+            for kind in self.kinds.values():
+                kind.containers(conn, [k for _, k in pairs if kind.component in k.components])
+            for _, known in pairs:
+                if known not in before:
+                    state.save_collection(conn, known)
+        return pairs
+
+    def _kinds_of(self, remote: RemoteCollection) -> set[str]:
+        """The components a collection is mirrored for: those its kind selects (configuration),
+        and every one it holds if it was made through fruitctl."""
+        made_here = remote.href in self.created
+        return {
+            kind.component
+            for kind in self.kinds.values()
+            if kind.component in remote.components and (made_here or kind.selects(remote))
+        }
+
+    def make_collection(self, name: str, cal_id: str, component: str) -> Known:
+        """A new calendar for ``component`` objects on the server, mirrored at once (whatever the
+        configuration selects: it was made through fruitctl to be used)."""
+        href = self.dav.make_calendar(name, cal_id, [component])
+        self.remember_created(href)
+        self.sync()
+        with self.engine.connect() as conn:
+            (known,) = [k for k in state.known_collections(conn) if k.href == href]
+        return known
+
+    def remember_created(self, href: str) -> None:
+        """A collection made through fruitctl is mirrored whatever the configuration selects."""
+        self.created.add(href)
+        with self.writer.begin() as conn:
+            state.set_meta(conn, "created", json.dumps(sorted(self.created)))
+
+    def _forget(self, conn: Connection, gone: Sequence[Known]) -> None:
+        for known in gone:
+            dropped = state.drop_objects(conn, state.etags(conn, known.id))
+            self.forget_rows(conn, dropped)
+        state.drop_collections(conn, [k.id for k in gone])
+
+    # -- one collection -------------------------------------------------------------------------
+
+    def _sync_collection(
+        self,
+        remote: RemoteCollection,
+        known: Known,
+        report: Report,
+        progress: ProgressCallback | None,
+    ) -> None:
+        report.collections += 1
+        if _unchanged(remote, known):
+            report.unchanged += 1
+            report.modes[known.name] = "unchanged"
+            return
+        listing, mode = self._listing(remote, known)
+        report.modes[known.name] = mode
+        with self.engine.connect() as conn:
+            stored = state.etags(conn, known.id)
+        deleted = set(listing.deleted)
+        if listing.complete:
+            deleted |= set(stored) - set(listing.changed)
+        wanted = [h for h, etag in listing.changed.items() if etag is None or stored.get(h) != etag]
+        self._remove(deleted & set(stored), report)
+        total = len(wanted)
+        for start in range(0, total, BATCH):
+            batch = wanted[start : start + BATCH]
+            # One not in the answer was deleted meanwhile (the next listing says so) - or the
+            # answer was garbage: either way only a listing removes anything from the mirror.
+            self._store(known, self.dav.fetch(known.href, batch), report)
+            if progress:
+                progress(Progress(known.name, min(start + BATCH, total), total))
+        with self.writer.begin() as conn:
+            moved = replace(known, sync_token=listing.token or remote.sync_token, ctag=remote.ctag)
+            state.save_collection(conn, moved)
+
+    def _listing(self, remote: RemoteCollection, known: Known) -> tuple[Listing, str]:
+        if remote.sync_token and self.options.use_sync_token:
+            try:
+                token = known.sync_token if known.sync_token else None
+                return self.dav.changes(known.href, token), "sync-token"
+            except SyncUnsupported:
+                log.info("no sync-collection on %s: comparing ETags", known.href)
+        return self.dav.members(known.href), "etag"
+
+    # -- objects --------------------------------------------------------------------------------
+
+    def _store(
+        self, known: Known, fetched: Sequence[tuple[str, str | None, str]], report: Report
+    ) -> None:
+        with self.writer.begin() as conn:
+            report.broken += self.store(conn, known, fetched)
+        report.fetched += len(fetched)
+
+    def record(
+        self, conn: Connection, known: Known, href: str, etag: str | None, text: str
+    ) -> bool:
+        """Mirror one object as the server has it; False (and a warning) if it is unreadable."""
+        return self.store(conn, known, [(href, etag, text)]) == 0
+
+    def store(
+        self, conn: Connection, known: Known, fetched: Sequence[tuple[str, str | None, str]]
+    ) -> int:
+        """Mirror objects as the server has them (in a few statements); how many were broken."""
+        previous = state.drop_objects(conn, [href for href, _, _ in fetched])
+        records: list[tuple[Stored, str | None]] = []
+        rows: dict[str, list[Any]] = {}
+        for href, etag, text in fetched:
+            stored, parent, row = self._read(known, href, etag, text)
+            records.append((stored, parent))
+            if row is not None and stored.component:
+                rows.setdefault(stored.component, []).append(row)
+        state.put_objects(conn, records)
+        for component, batch in rows.items():
+            self.kinds[component].put(conn, batch)
+        # An href that now holds another UID (or nothing readable) no longer holds the old one.
+        kept = {(s.component, s.uid) for s, _ in records if s.uid}
+        self.forget_rows(conn, [p for p in previous if (p.component, p.uid) not in kept])
+        return sum(1 for s, _ in records if s.component is None)
+
+    def _read(
+        self, known: Known, href: str, etag: str | None, text: str
+    ) -> tuple[Stored, str | None, Any]:
+        """The bookkeeping row of one object, its parent UID and its mirror row (None when it is
+        not mirrored). An unreadable object is kept by ETag alone, with a warning."""
+        component = sniff(text)
+        kind = self.kinds.get(component or "")
+        if kind is None or component not in known.components:
+            return Stored(href, known.id, None, component or "?", etag, None), None, None
+        try:
+            uid, parent, row = kind.read(text, known.id)
+        except ValueError as exc:
+            log.warning("skipped an unreadable %s at %s: %s", component, href, exc)
+            return Stored(href, known.id, None, None, etag, None), None, None
+        return Stored(href, known.id, uid, component, etag, text), parent, row
+
+    def _remove(self, hrefs: set[str], report: Report) -> None:
+        if not hrefs:
+            return
+        with self.writer.begin() as conn:
+            self.forget_objects(conn, hrefs)
+        report.deleted += len(hrefs)
+
+    def forget_objects(self, conn: Connection, hrefs: Iterable[str]) -> None:
+        """Objects gone from the server: out of the mirror, rows and bookkeeping."""
+        self.forget_rows(conn, state.drop_objects(conn, hrefs))
+
+    def forget_rows(self, conn: Connection, gone: Sequence[Stored]) -> None:
+        """Remove the rows of objects no longer on the server - unless another object there
+        still holds the same UID (a copy being moved), which then takes its place."""
+        for stored in gone:
+            kind = self.kinds.get(stored.component or "")
+            if kind is None or stored.uid is None:
+                continue
+            other = state.by_uid(conn, stored.uid, kind.component)
+            if other is not None and other.ics is not None:
+                known = _known(conn, other.collection_id)
+                self.record(conn, known, other.href, other.etag, other.ics)
+            else:
+                kind.drop(conn, [stored.uid])
+
+
+def sniff(text: str) -> str | None:
+    """The component a calendar object holds, from its first BEGIN line that names one."""
+    for line in text.splitlines():
+        name = line.strip().upper()
+        if name in ("BEGIN:VTODO", "BEGIN:VEVENT", "BEGIN:VJOURNAL"):
+            return name.removeprefix("BEGIN:")
+    return None
+
+
+def named(name: str, href: str, wanted: Sequence[str]) -> bool:
+    """Does configuration naming ``wanted`` (case-folded names, hrefs or ids) mean this one?"""
+    segment = href.rstrip("/").rsplit("/", 1)[-1]
+    return bool({name.casefold(), href.casefold(), segment.casefold()} & set(wanted))
+
+
+def _known(conn: Connection, collection_id: str) -> Known:
+    (found,) = [k for k in state.known_collections(conn) if k.id == collection_id]
+    return found
+
+
+def _unchanged(remote: RemoteCollection, known: Known) -> bool:
+    if remote.sync_token:
+        return remote.sync_token == known.sync_token
+    return remote.ctag is not None and remote.ctag == known.ctag
+
+
+def _match(
+    chosen: Sequence[tuple[RemoteCollection, frozenset[str]]], before: Sequence[Known]
+) -> list[tuple[RemoteCollection, Known]]:
+    """Each chosen collection with its mirror identity: kept by href once given, new ones get
+    the last segment of their href (with a short hash if two would clash), in href order."""
+    by_href = {k.href: k for k in before}
+    taken = {k.id for k in before}
+    position = max((k.position for k in before), default=-1)
+    pairs = []
+    for item, components in sorted(chosen, key=lambda pair: pair[0].href):
+        known = by_href.get(item.href)
+        if known is None:
+            position += 1
+            known = Known(
+                _new_id(item.href, taken), item.href, item.name, components, None, None, position
+            )
+            taken.add(known.id)
+        elif known.components != components:
+            known = replace(known, components=components, sync_token=None, ctag=None)
+        pairs.append((item, replace(known, name=item.name)))
+    return sorted(pairs, key=lambda pair: pair[1].position)
+
+
+def _new_id(href: str, taken: set[str]) -> str:
+    segment = unquote(href.rstrip("/").rsplit("/", 1)[-1]) or "calendar"
+    if segment not in taken:
+        return segment
+    return f"{segment}~{hashlib.sha256(href.encode()).hexdigest()[:8]}"

@@ -1,0 +1,367 @@
+"""Events as iCalendar text, for every backend that keeps VEVENTs (the local store, CalDAV).
+
+One *calendar object* is the text of a VCALENDAR holding one event: a single VEVENT, or a series -
+a master VEVENT with RRULE/RDATE/EXDATE plus overriding VEVENTs (same UID, a RECURRENCE-ID naming
+the occurrence they replace) - and the VTIMEZONEs its times use. That text is the source of
+truth; this module reads it (``expand``, ``series_event``, ``occurrence_event``, ``bounds``) and
+``fruitctl.backends.ical_edit`` writes it. Nothing here knows where the text is stored.
+
+Times keep their own zone: DTSTART;TZID=Europe/Rome:...T090000 reads 09:00+01:00 in winter and
+09:00+02:00 in summer whatever the host zone. All-day events are dates, DTEND exclusive. A floating
+time (no zone) is read in the zone of the range asked for, as RFC 5545 says.
+
+Errors: text that is not an event is ``BrokenObject`` (a mirror skips it with a warning);
+anything a caller got wrong is a ``fruitctl.domain.errors`` error.
+"""
+
+from __future__ import annotations
+
+import itertools
+import logging
+import re
+from collections.abc import Iterable
+from datetime import UTC, date, datetime, time, timedelta, tzinfo
+from functools import lru_cache
+from typing import Any
+from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
+
+import icalendar
+import recurring_ical_events
+
+from fruitctl.domain.calendar import (
+    Calendar,
+    Event,
+    occurrence_id,
+    occurrence_key,
+    parse_occurrence_key,
+)
+from fruitctl.domain.errors import NotFound
+
+log = logging.getLogger(__name__)
+
+Moment = date | datetime
+# A finite series longer than this is indexed as endless: pruning stays correct, only looser.
+FINITE_LIMIT = 5_000
+# Dates and floating times are instants only in some zone; zones span UTC-12..UTC+14.
+_FLOATING_SLACK = timedelta(hours=14)
+
+
+class BrokenObject(ValueError):
+    """Text that cannot be read as a calendar object holding an event."""
+
+
+# -- parsing ---------------------------------------------------------------------------------
+
+
+def parse(text: str) -> icalendar.Calendar:
+    """A fresh, mutable parse of ``text`` (``BrokenObject`` if it holds no readable event)."""
+    try:
+        cal = icalendar.Calendar.from_ical(text)
+    except (ValueError, KeyError, IndexError, TypeError) as exc:
+        raise BrokenObject(f"not iCalendar: {exc}") from None
+    if not isinstance(cal, icalendar.Calendar):
+        raise BrokenObject("not a VCALENDAR")
+    events = cal.walk("VEVENT")
+    if not events:
+        raise BrokenObject("no VEVENT in the calendar object")
+    uids = {str(e.get("UID", "")) for e in events}
+    if len(uids) != 1 or "" in uids:
+        raise BrokenObject("a calendar object holds exactly one UID")
+    for event in events:
+        start_of(event)
+    return cal
+
+
+@lru_cache(maxsize=2048)
+def _cached(text: str) -> icalendar.Calendar:
+    # Reads parse the same stored texts again and again (every upcoming query): keep them.
+    # Only read paths use this; writers take a fresh `parse`, since a Calendar is mutable.
+    return parse(_VTIMEZONE.sub(_unless_custom, text))
+
+
+# icalendar reads a TZID that names an IANA zone from zoneinfo, VTIMEZONE or not; parsing
+# those VTIMEZONEs (decades of RDATEs) is most of the cost of a read, so reads skip them.
+_VTIMEZONE = re.compile(r"BEGIN:VTIMEZONE\r?\n.*?END:VTIMEZONE\r?\n", re.S)
+_TZID = re.compile(r"^TZID:(.*?)\r?$", re.M)
+
+
+def _unless_custom(block: re.Match[str]) -> str:
+    found = _TZID.search(block.group(0))
+    return "" if found and _iana(found.group(1).strip()) else block.group(0)
+
+
+@lru_cache(maxsize=256)
+def _iana(name: str) -> bool:
+    try:
+        ZoneInfo(name)
+    except (ValueError, ZoneInfoNotFoundError):
+        return False
+    return True
+
+
+def moment(component: icalendar.Component, name: str) -> Moment:
+    """The date or date-time of a DTSTART/DTEND/RECURRENCE-ID property."""
+    value: Any = getattr(component.get(name), "dt", None)
+    if not isinstance(value, date):
+        raise BrokenObject(f"{name} is not a date or date-time")
+    return value
+
+
+def start_of(component: icalendar.Component) -> Moment:
+    return moment(component, "DTSTART")
+
+
+def key_of(component: icalendar.Component) -> str:
+    """The occurrence key of an override (or of an expanded occurrence)."""
+    return occurrence_key(moment(component, "RECURRENCE-ID"))
+
+
+def uid_of(text: str) -> str:
+    return str(_cached(text).walk("VEVENT")[0]["UID"])
+
+
+def master(cal: icalendar.Calendar) -> icalendar.Component:
+    """The VEVENT without RECURRENCE-ID (a lone override stands for itself)."""
+    events = cal.walk("VEVENT")
+    return next((e for e in events if "RECURRENCE-ID" not in e), events[0])
+
+
+def overrides(cal: icalendar.Calendar) -> list[icalendar.Component]:
+    return [e for e in cal.walk("VEVENT") if "RECURRENCE-ID" in e]
+
+
+def is_series(cal: icalendar.Calendar) -> bool:
+    main = master(cal)
+    return "RRULE" in main or "RDATE" in main or bool(overrides(cal))
+
+
+def rule_text(component: icalendar.Component) -> str | None:
+    rule = component.get("RRULE")
+    if isinstance(rule, list):
+        rule = rule[0] if rule else None
+    return None if rule is None else rule.to_ical().decode()
+
+
+# -- reading ---------------------------------------------------------------------------------
+
+
+def expand(text: str, calendar: Calendar, start: datetime, end: datetime) -> list[Event]:
+    """The event's occurrences overlapping ``[start, end)`` (aware), in no particular order."""
+    cal = _cached(text)
+    zone = start.tzinfo or UTC
+    query = recurring_ical_events.of(cal, skip_bad_series=True)
+    # The library's window is widened a day each way: dates and floating times are judged
+    # here, in the zone of the range, by one overlap rule for every kind of event.
+    found = query.between(start - timedelta(days=1), end + timedelta(days=1))
+    events = []
+    for component in found:
+        times = (_moment(start_of(component), zone), _moment(end_of(component), zone))
+        if _overlaps(*times, start, end):
+            # Floating times take the range's zone here, so they read as they were judged.
+            kept = times if _floating(component) else None
+            events.append(_occurrence(cal, component, calendar, kept))
+    return events
+
+
+def series_event(text: str, calendar: Calendar) -> Event:
+    """The event as a whole: a single event, or a series as its master (first start, RRULE)."""
+    cal = _cached(text)
+    main = master(cal)
+    return to_event(main, calendar, rule=rule_text(main))
+
+
+def occurrence_event(text: str, calendar: Calendar, key: str) -> Event:
+    """One occurrence of a series by its key, as it is now (moved, retitled ...); ``NotFound``
+    if the series has no such occurrence (never had, or it was deleted)."""
+    cal = _cached(text)
+    for override in overrides(cal):
+        if key_of(override) == key:
+            return _occurrence(cal, override, calendar)
+    if not generates(cal, key):
+        raise NotFound(f"No occurrence '{key}' in event '{uid_of(text)}'.")
+    main = master(cal)
+    original = original_start(main, key)
+    length = duration_of(main)
+    return to_event(
+        main,
+        calendar,
+        rule=rule_text(main),
+        key=key,
+        times=(original, original + length),
+    )
+
+
+def generates(cal: icalendar.Calendar, key: str) -> bool:
+    """Does the series' rule (less its EXDATEs) produce the occurrence named ``key``?"""
+    main = master(cal)
+    if "RRULE" not in main and "RDATE" not in main:
+        return False
+    try:
+        original = original_start(main, key)
+    except NotFound:
+        return False
+    alone = icalendar.Calendar()
+    alone.add_component(main)  # overrides left out: a moved occurrence still counts
+    if isinstance(original, datetime):
+        found = recurring_ical_events.of(alone).between(original, original + timedelta(seconds=1))
+    else:
+        found = recurring_ical_events.of(alone).at(original)
+    return any(key_of(c) == key for c in found)
+
+
+def original_start(main: icalendar.Component, key: str) -> date | datetime:
+    """The original start ``key`` names, in the form of the master's DTSTART (zone, kind)."""
+    named = parse_occurrence_key(key)
+    start = start_of(main)
+    if isinstance(start, datetime) != isinstance(named, datetime):
+        raise NotFound(f"'{key}' is not an occurrence of event '{main['UID']}'.")
+    if not isinstance(named, datetime) or not isinstance(start, datetime):
+        return named
+    if start.tzinfo is None:  # floating: keys were made in the host zone
+        return named.astimezone().replace(tzinfo=None)
+    return named.astimezone(start.tzinfo)
+
+
+def bounds(text: str) -> tuple[float, float | None]:
+    """(earliest start, latest end) in epoch seconds, widened for dates and floating times,
+    the end ``None`` for a series without end: what a store indexes to prune a range query."""
+    cal = _cached(text)
+    components = cal.walk("VEVENT")
+    starts = [_instant(start_of(c), early=True) for c in components]
+    starts += [_instant(value, early=True) for value in values_of(master(cal).get("RDATE"))]
+    first = min(starts)
+    if not is_series(cal):
+        return first, _instant(end_of(components[0]), early=False)
+    main = master(cal)
+    rules = main.get("RRULE")
+    rules = rules if isinstance(rules, list) else [rules] if rules is not None else []
+    if any("COUNT" not in r and "UNTIL" not in r for r in rules):
+        return first, None
+    occurrences = itertools.islice(recurring_ical_events.of(cal).all(), FINITE_LIMIT + 1)
+    ends = [_instant(end_of(c), early=False) for c in occurrences]
+    if len(ends) > FINITE_LIMIT:
+        return first, None
+    ends += [_instant(end_of(c), early=False) for c in components]
+    return first, max(ends)
+
+
+# -- components to events --------------------------------------------------------------------
+
+
+def to_event(
+    component: icalendar.Component,
+    calendar: Calendar,
+    *,
+    rule: str | None = None,
+    key: str | None = None,
+    times: tuple[date | datetime, date | datetime] | None = None,
+) -> Event:
+    """The domain event of a VEVENT; ``key`` makes it the occurrence ``<uid>@<key>``."""
+    uid = str(component["UID"])
+    start, end = times or (start_of(component), end_of(component))
+    return Event(
+        id=uid if key is None else occurrence_id(uid, key),
+        calendarId=calendar.id,
+        calendarName=calendar.name,
+        title=str(component.get("SUMMARY", "")),
+        startAt=start,
+        endAt=end,
+        allDay=not isinstance(start, datetime),
+        location=_text(component, "LOCATION"),
+        notes=_text(component, "DESCRIPTION"),
+        url=_text(component, "URL"),
+        recurrence=rule,
+        timezone=zone_name(start_of(component)),
+        seriesId=None if key is None else uid,
+        occurrence=key,
+        creationDate=_stamp(component, "CREATED"),
+        modificationDate=_stamp(component, "LAST-MODIFIED"),
+    )
+
+
+def _occurrence(
+    cal: icalendar.Calendar,
+    component: Any,
+    calendar: Calendar,
+    times: tuple[Moment, Moment] | None = None,
+) -> Event:
+    if not is_series(cal):
+        return to_event(component, calendar, times=times)
+    key = key_of(component)
+    return to_event(component, calendar, rule=rule_text(master(cal)), key=key, times=times)
+
+
+def end_of(component: icalendar.Component) -> date | datetime:
+    """DTEND, else DTSTART + DURATION, else RFC 5545's default (a day, or the start itself)."""
+    start = start_of(component)
+    if "DTEND" in component:
+        return moment(component, "DTEND")
+    return start + duration_of(component)
+
+
+def duration_of(component: icalendar.Component) -> timedelta:
+    start = start_of(component)
+    if "DTEND" in component:
+        return span(moment(component, "DTEND"), start)
+    length: Any = getattr(component.get("DURATION"), "dt", None)
+    if isinstance(length, timedelta):
+        return length
+    return timedelta(0) if isinstance(start, datetime) else timedelta(days=1)
+
+
+def zone_name(value: date | datetime) -> str | None:
+    """The IANA name of a time's zone; ``None`` for dates, floating times and bare offsets."""
+    if not isinstance(value, datetime) or value.tzinfo is None:
+        return None
+    key = getattr(value.tzinfo, "key", None)
+    if isinstance(key, str):
+        return key
+    return "UTC" if value.utcoffset() == timedelta(0) else None
+
+
+def _floating(component: icalendar.Component) -> bool:
+    value = start_of(component)
+    return isinstance(value, datetime) and value.tzinfo is None
+
+
+def _overlaps(first: datetime, last: datetime, start: datetime, end: datetime) -> bool:
+    # A zero-length event (a deadline at 10:00) belongs to the range it starts in.
+    return first < end and (last > start or (last == first and first >= start))
+
+
+def _moment(value: date | datetime, zone: tzinfo) -> datetime:
+    if isinstance(value, datetime):
+        return value if value.tzinfo is not None else value.replace(tzinfo=zone)
+    return datetime.combine(value, time(), zone)
+
+
+def _instant(value: date | datetime, *, early: bool) -> float:
+    if isinstance(value, datetime) and value.tzinfo is not None:
+        return value.timestamp()
+    moment = _moment(value, UTC)
+    return (moment - _FLOATING_SLACK if early else moment + _FLOATING_SLACK).timestamp()
+
+
+def values_of(prop: Any) -> Iterable[date | datetime]:
+    """The dates of an RDATE/EXDATE property, which may be repeated and may hold lists."""
+    props = prop if isinstance(prop, list) else [] if prop is None else [prop]
+    for item in props:
+        yield from (entry.dt for entry in getattr(item, "dts", [item]))
+
+
+def _text(component: icalendar.Component, name: str) -> str | None:
+    value = component.get(name)
+    return None if value is None or str(value) == "" else str(value)
+
+
+def _stamp(component: icalendar.Component, name: str) -> datetime | None:
+    value = component.get(name)
+    moment = getattr(value, "dt", None)
+    return moment if isinstance(moment, datetime) else None
+
+
+def span(end: Moment, start: Moment) -> timedelta:
+    """``end - start`` for two moments of one kind (dates, or date-times)."""
+    if isinstance(end, datetime) != isinstance(start, datetime):
+        raise BrokenObject("DTSTART and DTEND are of different kinds")
+    return end - start  # type: ignore[operator]  # same kind, checked above

@@ -1,0 +1,200 @@
+"""``fruitctl calendars`` and ``fruitctl calendar …``: events for a person, through the gateway."""
+
+from __future__ import annotations
+
+from typing import Annotated, Any
+
+import typer
+
+from fruitctl.cli import calendar_render as render
+from fruitctl.cli.app import JsonOption, services
+from fruitctl.cli.output import emit_json, out, reporting, run
+from fruitctl.domain.errors import InvalidParams
+
+calendar_app = typer.Typer(
+    help="Events: list, upcoming, get, create, update and delete.", no_args_is_help=True
+)
+
+EventId = Annotated[
+    str, typer.Argument(help="Event id, or an occurrence id <id>@<occurrence>.", show_default=False)
+]
+Occurrence = Annotated[
+    str | None,
+    typer.Option(help="With a series id: the occurrence on this date (YYYY-MM-DD)."),
+]
+Series = Annotated[
+    bool,
+    typer.Option("--series", help="Apply to the whole series, even when an occurrence is named."),
+]
+CalendarName = Annotated[str | None, typer.Option("--calendar", help="Calendar name or id.")]
+
+
+def calendars_command(as_json: JsonOption = False) -> None:
+    """Show the calendars, the default first."""
+    run(as_json, lambda: services(as_json).call("list_calendars", {}), render.show_calendars)
+
+
+@calendar_app.command("list")
+def list_command(
+    start: Annotated[
+        str | None, typer.Option("--from", help="Start: 2026-03-01 or 2026-03-01T09:00 (now).")
+    ] = None,
+    to: Annotated[
+        str | None, typer.Option(help="End; a date includes that day (default: 7 days on).")
+    ] = None,
+    calendar: CalendarName = None,
+    limit: Annotated[int, typer.Option(help="Maximum events (1-1000).")] = 200,
+    as_json: JsonOption = False,
+) -> None:
+    """Events in a range, recurring ones expanded, soonest first."""
+    args: dict[str, Any] = {"limit": limit}
+    args.update(_given({"from": start, "to": to, "calendar": calendar}))
+    run(as_json, lambda: services(as_json).call("query_events", args), render.show_window)
+
+
+@calendar_app.command("upcoming")
+def upcoming_command(
+    days: Annotated[int, typer.Option(help="Days ahead (1-30).")] = 7,
+    limit: Annotated[int, typer.Option(help="Maximum events (1-500).")] = 100,
+    timezone: Annotated[
+        str | None, typer.Option(help="IANA zone, e.g. Europe/Rome (default: this machine's).")
+    ] = None,
+    as_json: JsonOption = False,
+) -> None:
+    """The next days of events across all calendars (seed 000's calendar.upcoming)."""
+    args: dict[str, Any] = {"days": days, "limit": limit, **_given({"timezone": timezone})}
+    run(as_json, lambda: services(as_json).call("calendar_upcoming", args), render.show_upcoming)
+
+
+@calendar_app.command("get")
+def get_command(event_id: EventId, as_json: JsonOption = False) -> None:
+    """Show one event (or one occurrence) with all its fields."""
+    run(as_json, lambda: services(as_json).call("get_event", {"id": event_id}), render.show_event)
+
+
+@calendar_app.command("create")
+def create_command(
+    title: Annotated[str, typer.Option(help="Title.", show_default=False)],
+    start: Annotated[
+        str, typer.Option(help="Start: 2026-03-02T09:00[+01:00], or a date.", show_default=False)
+    ],
+    end: Annotated[str | None, typer.Option(help="End (default: 1 hour, or 1 day, later).")] = None,
+    all_day: Annotated[bool, typer.Option("--all-day", help="An all-day event.")] = False,
+    calendar: CalendarName = None,
+    location: Annotated[str | None, typer.Option(help="Where.")] = None,
+    notes: Annotated[str | None, typer.Option(help="Notes.")] = None,
+    rrule: Annotated[
+        str | None, typer.Option(help="Repeat rule, e.g. FREQ=WEEKLY;BYDAY=FR.")
+    ] = None,
+    timezone: Annotated[str | None, typer.Option(help="IANA zone the event keeps.")] = None,
+    as_json: JsonOption = False,
+) -> None:
+    """Create an event (in the default calendar unless --calendar is given)."""
+    args: dict[str, Any] = {"title": title, "startAt": start, "allDay": all_day}
+    args.update(
+        _given(
+            {
+                "endAt": end,
+                "calendar": calendar,
+                "location": location,
+                "notes": notes,
+                "recurrence": rrule,
+                "timezone": timezone,
+            }
+        )
+    )
+    _write(as_json, "create_event", args, "Created")
+
+
+@calendar_app.command("update")
+def update_command(
+    event_id: EventId,
+    title: Annotated[str | None, typer.Option(help="New title.")] = None,
+    start: Annotated[str | None, typer.Option(help="New start (keeps the length).")] = None,
+    end: Annotated[str | None, typer.Option(help="New end.")] = None,
+    calendar: Annotated[str | None, typer.Option("--calendar", help="Move to this one.")] = None,
+    location: Annotated[str | None, typer.Option(help="New location.")] = None,
+    notes: Annotated[str | None, typer.Option(help="New notes.")] = None,
+    rrule: Annotated[str | None, typer.Option(help="New repeat rule for the series.")] = None,
+    timezone: Annotated[str | None, typer.Option(help="IANA zone the event keeps.")] = None,
+    clear_location: Annotated[bool, typer.Option("--clear-location")] = False,
+    clear_notes: Annotated[bool, typer.Option("--clear-notes")] = False,
+    no_repeat: Annotated[
+        bool, typer.Option("--no-repeat", help="Make a series a single event.")
+    ] = False,
+    occurrence: Occurrence = None,
+    series: Series = False,
+    as_json: JsonOption = False,
+) -> None:
+    """Change an event. An occurrence (id or --occurrence) changes alone unless --series."""
+    change = _given(
+        {
+            "title": title,
+            "startAt": start,
+            "endAt": end,
+            "calendar": calendar,
+            "location": location,
+            "notes": notes,
+            "recurrence": rrule,
+            "timezone": timezone,
+        }
+    )
+    for flag, key in (
+        (clear_location, "location"),
+        (clear_notes, "notes"),
+        (no_repeat, "recurrence"),
+    ):
+        if flag:
+            change[key] = None
+    if not change:
+        with reporting(as_json):
+            raise InvalidParams("Nothing to change: give at least one option (see --help).")
+    args = {"id": event_id, **change, **_target(occurrence, series)}
+    _write(as_json, "update_event", args, "Updated")
+
+
+@calendar_app.command("delete")
+def delete_command(
+    event_id: EventId,
+    occurrence: Occurrence = None,
+    series: Series = False,
+    as_json: JsonOption = False,
+) -> None:
+    """Delete an event, a series, or one occurrence (an occurrence id, or --occurrence)."""
+    args = {"id": event_id, **_target(occurrence, series)}
+    with reporting(as_json):
+        result = services(as_json).call("delete_event", args)
+    if as_json:
+        emit_json(result)
+    elif result.get("status") == "pending":
+        _pending(result)
+    else:
+        what = "occurrence" if result["scope"] == "occurrence" else "event"
+        out.print(f"Deleted {what} {result['deleted']}.")
+
+
+def _target(occurrence: str | None, series: bool) -> dict[str, Any]:
+    target: dict[str, Any] = _given({"occurrence": occurrence})
+    if series:
+        target["scope"] = "series"
+    return target
+
+
+def _write(as_json: bool, tool: str, args: dict[str, Any], verb: str) -> None:
+    with reporting(as_json):
+        result = services(as_json).call(tool, args)
+    if as_json:
+        emit_json(result)
+    elif result.get("status") == "pending":
+        _pending(result)
+    else:
+        out.print(f"{verb}:")
+        render.show_event(result)
+
+
+def _pending(result: dict[str, Any]) -> None:
+    out.print(f"Waiting for approval: {result['summary']} (approve: {result['approve']})")
+
+
+def _given(values: dict[str, Any]) -> dict[str, Any]:
+    return {key: value for key, value in values.items() if value is not None}

@@ -1,0 +1,113 @@
+"""``fruitctl sync`` and the CalDAV configuration, end to end: config.toml and environment ->
+bootstrap -> the caldav backends on a real Radicale; the password shows up nowhere."""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+
+import pytest
+from caldav_server import Account, vtodo
+from typer.testing import CliRunner
+
+from fruitctl import bootstrap, config
+from fruitctl.cli.app import app
+from fruitctl.config import ConfigError
+
+runner = CliRunner()
+
+
+@pytest.fixture
+def on_caldav(home: Path, caldav_account: Account, monkeypatch: pytest.MonkeyPatch) -> Account:
+    """Reminders and calendars on the account; the password comes from the environment."""
+    home.mkdir(exist_ok=True)
+    (home / "config.toml").write_text(
+        '[reminders]\nbackend = "caldav"\n[calendar]\nbackend = "caldav"\n'
+        f'[caldav]\nurl = "{caldav_account.home}"\nusername = "{caldav_account.username}"\n'
+    )
+    monkeypatch.setenv("FRUITCTL_CALDAV_PASSWORD", caldav_account.password)
+    monkeypatch.setenv("FRUITCTL_IN_PROCESS", "1")
+    return caldav_account
+
+
+def test_sync_reports_what_it_did(on_caldav: Account) -> None:
+    on_caldav.put(on_caldav.made[0] + "a.ics", vtodo("a", "SUMMARY:from the phone"))
+    done = runner.invoke(app, ["sync", "--json"])
+    assert done.exit_code == 0, done.output
+    report = json.loads(done.stdout)
+    assert (report["backend"], report["collections"], report["fetched"]) == ("caldav", 2, 1)
+    again = runner.invoke(app, ["sync"])
+    assert again.exit_code == 0, again.output
+    assert "Synced 2 calendars" in again.stdout and "0 fetched" in again.stdout
+    assert on_caldav.password not in done.output + again.output
+
+
+def test_the_gateway_reads_and_writes_the_caldav_account(on_caldav: Account) -> None:
+    lists = runner.invoke(app, ["lists", "--json"])
+    assert lists.exit_code == 0, lists.output
+    assert [entry["name"] for entry in json.loads(lists.stdout)] == ["Reminders"]
+    built = bootstrap.build()
+    try:
+        assert [c.name for c in built.calendar_backend.calendars()] == ["Calendar"]
+        assert built.backend.name == built.calendar_backend.name == "caldav"
+    finally:
+        built.close()
+    assert config.load().paths.caldav_db.exists()
+
+
+def test_sync_without_a_caldav_backend_says_what_to_do() -> None:
+    done = runner.invoke(app, ["sync", "--json"])
+    assert done.exit_code == 10
+    error = json.loads(done.stdout)["error"]
+    assert error["code"] == "unsupported"
+    assert "[caldav]" in error["message"]
+
+
+def test_the_caldav_backend_without_a_url_is_a_config_error(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setenv("FRUITCTL_REMINDERS__BACKEND", "caldav")
+    with pytest.raises(ConfigError, match=r"\[caldav\] url"):
+        bootstrap.build().backend  # noqa: B018 - building it is the test
+
+
+# -- the password ------------------------------------------------------------------------------
+
+
+def test_the_password_never_shows(home: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    home.mkdir()
+    (home / "config.toml").write_text('[caldav]\npassword = "hunter2"\n')
+    section = config.load().settings.caldav
+    assert "hunter2" not in repr(section) and "hunter2" not in str(section)
+    assert section.secret({}) == "hunter2"
+    (home / "config.toml").write_text("[caldav]\npassword = 12345\n")
+    with pytest.raises(ConfigError) as bad:
+        config.load()
+    assert "12345" not in str(bad.value)
+    assert "caldav.password" in str(bad.value)
+
+
+def test_the_password_from_the_environment_or_a_command(home: Path) -> None:
+    home.mkdir()
+    command = [sys.executable, "-c", "print('from a command; not a shell')"]
+    (home / "config.toml").write_text(f"[caldav]\npassword_command = {json.dumps(command)}\n")
+    section = config.load().settings.caldav
+    assert section.secret({}) == "from a command; not a shell"
+    assert section.secret({"FRUITCTL_CALDAV_PASSWORD": "env"}) == "env"
+
+
+def test_a_failing_password_command_says_so_without_its_output(home: Path) -> None:
+    home.mkdir()
+    command = [sys.executable, "-c", "import sys; print('s3cret'); sys.exit(3)"]
+    (home / "config.toml").write_text(f"[caldav]\npassword_command = {json.dumps(command)}\n")
+    with pytest.raises(ConfigError) as failed:
+        config.load().settings.caldav.secret({})
+    assert "exit status 3" in str(failed.value) and "s3cret" not in str(failed.value)
+
+
+def test_a_password_command_is_an_argument_list_never_a_shell_line(home: Path) -> None:
+    home.mkdir()
+    (home / "config.toml").write_text('[caldav]\npassword_command = "pass show caldav"\n')
+    with pytest.raises(ConfigError, match=r"caldav\.password_command"):
+        config.load()
