@@ -1,0 +1,62 @@
+"""``fruitctl aai install|call``: seed 004's descriptor and envelopes."""
+
+from __future__ import annotations
+
+import json
+from typing import Annotated, Any
+
+import typer
+
+from fruitctl.bootstrap import CLI_ACTOR
+from fruitctl.cli.app import JsonOption, services
+from fruitctl.cli.output import EXIT_CODES, emit_json, out, reporting
+from fruitctl.transports import aai
+
+aai_app = typer.Typer(
+    help="AAI (seed 004): the aai.json descriptor and envelopes.", no_args_is_help=True
+)
+
+
+@aai_app.command("install")
+def install_command(
+    app_id: Annotated[str, typer.Option("--app-id", help="The app id (reverse DNS).")] = (
+        aai.DEFAULT_APP_ID
+    ),
+    as_json: JsonOption = False,
+) -> None:
+    """Write aai.json (~/.aai/<app_id>/, or $FRUITCTL_HOME/aai/<app_id>/ when that is set)."""
+    app = services(as_json, daemon=False)
+    with reporting(as_json):
+        tools = list(app.gateway.registry)
+        document = aai.descriptor(tools, app_id, app.config.paths.socket_file)
+        path = aai.install(document, app.config.paths.aai_dir, app_id)
+    if as_json:
+        emit_json({"path": str(path), "tools": len(tools)})
+    else:
+        out.print(f"Wrote {path} ({len(tools)} tools).", markup=False)
+
+
+@aai_app.command("call")
+def call_command(
+    envelope: Annotated[
+        str,
+        typer.Argument(
+            help='An AAI request, e.g. \'{"version": "1.0", "tool": '
+            '"get_lists", "params": {}, "request_id": "r1"}\'.'
+        ),
+    ],
+) -> None:
+    """Send one AAI envelope (to the daemon when one runs) and print the answer."""
+    app = services(False)
+    with reporting(False):
+        if app.remote is not None:
+            app.remote.identify(CLI_ACTOR)
+            answer: dict[str, Any] = json.loads(
+                app.remote.rpc.exchange(envelope.replace("\n", " "))
+            )
+        else:
+            answer = aai.answer_text(app.gateway, envelope, CLI_ACTOR)
+    emit_json(answer)
+    if answer.get("status") != "success":
+        code = str((answer.get("error") or {}).get("code", "internal_error")).lower()
+        raise typer.Exit(EXIT_CODES.get(code, 1))

@@ -1,0 +1,186 @@
+"""The daemon's runtime files: a private directory, the instance lock, the socket, the token.
+
+- The directory is 0700 and ours; one that others can enter is refused, never loosened or fixed
+  behind the user's back (it may be a directory they chose, like ``$HOME``).
+- The lock (``fcntl.flock`` on ``<name>.lock``) decides who serves: a second instance fails with
+  ``AlreadyRunning`` and touches nothing. The kernel drops the lock when its holder dies, even by
+  ``kill -9``, so a socket found while holding the lock is a dead daemon's and is replaced.
+- The socket is bound inside a fresh ``mkdtemp`` directory (0700 whatever the umask), chmod-ed
+  0600 there, then renamed into place. ``rename`` is atomic and keeps the inode's mode, so at no
+  moment is a wider socket reachable by anyone: inside the temporary directory only we can reach
+  it, and at its final path it is already 0600.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import fcntl
+import os
+import socket
+import stat
+import tempfile
+from dataclasses import dataclass
+from pathlib import Path
+
+BACKLOG = 128
+
+
+class AlreadyRunning(Exception):
+    def __init__(self, socket_path: Path, pid: int | None) -> None:
+        holder = f" (pid {pid})" if pid else ""
+        super().__init__(
+            f"fruitctl is already serving on {socket_path}{holder}; "
+            "stop it with `fruitctl server stop` first."
+        )
+        self.pid = pid
+
+
+class UnsafeLocation(Exception):
+    """The socket cannot be placed where asked without exposing it."""
+
+
+@dataclass(frozen=True)
+class RuntimeFiles:
+    """The socket and its siblings, named after it: ``fruitctl.sock`` → ``fruitctl.lock`` …"""
+
+    socket: Path
+
+    @property
+    def lock(self) -> Path:
+        return self.socket.with_suffix(".lock")
+
+    @property
+    def pid(self) -> Path:
+        return self.socket.with_suffix(".pid")
+
+    @property
+    def token(self) -> Path:
+        return self.socket.with_suffix(".token")
+
+
+def private_dir(path: Path) -> None:
+    """Make ``path`` (and any missing parent, each 0700) or check that it is private to us."""
+    missing = [p for p in (path, *path.parents) if not p.exists()]
+    for directory in reversed(missing):
+        with contextlib.suppress(FileExistsError):
+            directory.mkdir(mode=0o700)
+    info = path.stat()
+    if info.st_uid != os.geteuid():
+        raise UnsafeLocation(f"{path} belongs to another user; choose a socket path of your own.")
+    if stat.S_IMODE(info.st_mode) & 0o077:
+        mode = oct(stat.S_IMODE(info.st_mode))
+        raise UnsafeLocation(
+            f"{path} is open to other users (mode {mode}); the socket needs a directory only "
+            "you can enter (chmod 700, or the default path)."
+        )
+
+
+class InstanceLock:
+    def __init__(self, path: Path) -> None:
+        self.path = path
+        self._fd: int | None = None
+
+    def acquire(self, socket_path: Path) -> None:
+        fd = os.open(self.path, os.O_RDWR | os.O_CREAT | os.O_CLOEXEC, 0o600)
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            os.close(fd)
+            raise AlreadyRunning(socket_path, read_pid(self.path)) from None
+        os.ftruncate(fd, 0)
+        os.write(fd, f"{os.getpid()}\n".encode())
+        self._fd = fd
+
+    def release(self) -> None:
+        # The file stays: unlinking it would let a newcomer lock a fresh inode while a third
+        # process still waits on this one.
+        if self._fd is not None:
+            os.close(self._fd)
+            self._fd = None
+
+
+def lock_holder(path: Path) -> int | None:
+    """The pid holding the lock at ``path``, or None when nobody serves."""
+    try:
+        fd = os.open(path, os.O_RDONLY | os.O_CLOEXEC)
+    except OSError:
+        return None
+    try:
+        fcntl.flock(fd, fcntl.LOCK_SH | fcntl.LOCK_NB)
+    except BlockingIOError:
+        return read_pid(path) or -1
+    finally:
+        os.close(fd)  # also drops the shared lock if we got it
+    return None
+
+
+def read_pid(path: Path) -> int | None:
+    try:
+        text = path.read_text().strip()
+    except OSError:
+        return None
+    return int(text) if text.isdigit() else None
+
+
+def bind_socket(path: Path) -> tuple[socket.socket, int]:
+    """A listening socket at ``path``, mode 0600 from its first moment there; a dead daemon's
+    socket is replaced, anything else at that path refused. Returns the socket and its inode."""
+    _check_replaceable(path)
+    staging = Path(tempfile.mkdtemp(prefix=".b", dir=path.parent))
+    staged = staging / "s"  # no longer than the final path: AF_UNIX paths are short
+    sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    try:
+        sock.bind(str(staged))
+        os.chmod(staged, 0o600)
+        os.rename(staged, path)
+        sock.listen(BACKLOG)
+    except BaseException:
+        sock.close()
+        staged.unlink(missing_ok=True)
+        raise
+    finally:
+        staging.rmdir()
+    sock.setblocking(False)
+    return sock, path.stat().st_ino
+
+
+def _check_replaceable(path: Path) -> None:
+    try:
+        info = path.lstat()
+    except FileNotFoundError:
+        return
+    if not stat.S_ISSOCK(info.st_mode):
+        raise UnsafeLocation(f"{path} exists and is not a socket; refusing to replace it.")
+    if answers(path):  # alive without holding our lock (say, an older fruitctl): leave it be
+        raise AlreadyRunning(path, None)
+
+
+def answers(path: Path) -> bool:
+    probe = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    probe.settimeout(1.0)
+    try:
+        probe.connect(str(path))
+    except OSError:
+        return False
+    finally:
+        probe.close()
+    return True
+
+
+def remove_if_ours(path: Path, inode: int) -> None:
+    """Unlink the socket unless another daemon's socket has taken its place."""
+    with contextlib.suppress(FileNotFoundError):
+        if path.lstat().st_ino == inode:
+            path.unlink()
+
+
+def write_private(path: Path, text: str) -> None:
+    """``text`` into ``path``, 0600 from creation, replaced atomically."""
+    fd, temporary = tempfile.mkstemp(prefix=".t", dir=path.parent)
+    try:
+        with os.fdopen(fd, "w") as handle:
+            handle.write(text)
+        os.replace(temporary, path)
+    except BaseException:
+        Path(temporary).unlink(missing_ok=True)
+        raise

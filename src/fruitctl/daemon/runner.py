@@ -1,0 +1,129 @@
+"""``fruitctl serve``: lock, bind, serve until SIGTERM/SIGINT, drain, clean up, exit 0.
+
+On a stop signal the listening socket closes and its path is removed at once (a new client gets
+"no daemon" rather than a hang), reading stops, in-flight requests get up to the request timeout
+to answer, then the connections close, the token and lock go, and ``serve`` returns.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import secrets
+import signal
+import time
+from collections.abc import Callable
+from contextlib import ExitStack
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from fruitctl import __version__
+from fruitctl.daemon.lifecycle import (
+    InstanceLock,
+    RuntimeFiles,
+    bind_socket,
+    private_dir,
+    remove_if_ours,
+    write_private,
+)
+from fruitctl.gateway import Gateway
+from fruitctl.transports.aai import AaiDoor
+from fruitctl.transports.rpc.jsonrpc import Dispatcher
+from fruitctl.transports.rpc.methods import SERVICE, build_methods
+from fruitctl.transports.rpc.server import RpcServer, Workers
+
+
+@dataclass(frozen=True)
+class ServeOptions:
+    files: RuntimeFiles
+    request_timeout: float
+    max_bytes: int
+    http_url: str | None = None
+
+
+def serve(
+    gateway: Gateway,
+    status: Callable[[], dict[str, Any]],
+    options: ServeOptions,
+    announce: Callable[[str], None],
+) -> int:
+    """Serve until told to stop. ``status`` gives system.info's mode, backends, permissions."""
+    files = options.files
+    private_dir(files.socket.parent)
+    with ExitStack() as cleanup:
+        lock = InstanceLock(files.lock)
+        lock.acquire(files.socket)  # AlreadyRunning: nothing else touched
+        cleanup.callback(lock.release)
+        sock, inode = bind_socket(files.socket)
+        cleanup.callback(remove_if_ours, files.socket, inode)
+        token = secrets.token_hex(32)
+        write_private(files.token, token + "\n")
+        cleanup.callback(files.token.unlink, missing_ok=True)
+        forget = lambda: remove_if_ours(files.socket, inode)  # noqa: E731
+        asyncio.run(_serve(gateway, status, options, (sock, forget), token, announce))
+    return 0
+
+
+async def _serve(
+    gateway: Gateway,
+    status: Callable[[], dict[str, Any]],
+    options: ServeOptions,
+    listening: tuple[Any, Callable[[], None]],
+    token: str,
+    announce: Callable[[str], None],
+) -> None:
+    log = gateway.events
+    started = time.monotonic()
+
+    def info() -> dict[str, Any]:
+        uptime = int((time.monotonic() - started) * 1000)
+        return service_info(
+            status(), options.files.socket, options.http_url, uptime_ms=uptime, daemon=True
+        )
+
+    workers = Workers(options.request_timeout)
+    dispatcher = Dispatcher(
+        build_methods(gateway, info, token), workers.run, log, AaiDoor(gateway, workers.run)
+    )
+    server = RpcServer(dispatcher, log, max_bytes=options.max_bytes)
+    sock, forget_socket = listening
+    await server.start(sock)
+    stop = asyncio.Event()
+    loop = asyncio.get_running_loop()
+    for signum in (signal.SIGTERM, signal.SIGINT):
+        loop.add_signal_handler(signum, stop.set)
+    log.info("server_started", socket=str(options.files.socket), pid=os.getpid())
+    log.flush()
+    announce(str(options.files.socket))
+    await stop.wait()
+    in_flight = len(server.in_flight())
+    log.info("server_stopping", in_flight=in_flight)
+    forget_socket()  # new clients learn "no daemon" at once instead of waiting
+    await server.drain(grace=options.request_timeout)
+    workers.close()
+    log.info("server_stopped", uptime_ms=int((time.monotonic() - started) * 1000))
+    log.flush()
+
+
+def service_info(
+    status: dict[str, Any],
+    socket_path: Path,
+    http_url: str | None,
+    *,
+    uptime_ms: int,
+    daemon: bool,
+) -> dict[str, Any]:
+    """Seed 000's ``system.info`` (service, version, uptimeMs, socketPath, permissions) plus the
+    mode, the backends, whether a daemon answered, its pid and the HTTP address (null until the
+    HTTP API is served)."""
+    return {
+        "service": SERVICE,
+        "version": __version__,
+        "uptimeMs": uptime_ms,
+        "socketPath": str(socket_path),
+        "httpUrl": http_url,
+        "daemon": daemon,
+        "pid": os.getpid(),
+        **status,
+    }

@@ -1,0 +1,211 @@
+"""Seed 004's AAI envelopes, on the daemon's socket and in-process, and the ``aai.json`` descriptor.
+
+Request ``{"version": "1.0", "tool", "params", "request_id"}``; answer
+``{"version", "request_id", "status": "success", "result"}`` or ``{"status": "error", "error":
+{"code", "message", "retryable"}}`` with the canonical code in upper snake case
+(``LIST_NOT_ALLOWED``). A line that is not JSON, or an envelope missing a field, is
+``INVALID_REQUEST``. Tools are the registry's, called through ``Gateway.invoke`` like everywhere.
+
+The descriptor is generated from the registry: every tool's input schema as ``parameters``, and a
+``returns`` schema from the tool function's return type (plus the pending-proposal shape for
+writes, which a person may have to approve first).
+"""
+
+from __future__ import annotations
+
+import inspect
+import json
+import os
+import re
+import sys
+import tempfile
+from collections.abc import Awaitable, Callable
+from pathlib import Path
+from typing import Any
+
+from pydantic import TypeAdapter
+
+from fruitctl import __version__
+from fruitctl.domain.errors import FruitctlError, InternalError, InvalidParams, InvalidRequest
+from fruitctl.gateway import WRITE_CATEGORIES, Gateway
+from fruitctl.policy.decision import Actor
+from fruitctl.tools.model import Tool
+from fruitctl.transports.rpc.jsonrpc import RunBlocking, Session
+from fruitctl.transports.rpc.methods import invoke
+
+VERSION = "1.0"
+SCHEMA_VERSION = "1.0"
+DEFAULT_APP_ID = "dev.fruitctl.gateway"
+APP_ID = re.compile(r"^[A-Za-z0-9](?:[A-Za-z0-9-]*[A-Za-z0-9])?(?:\.[A-Za-z0-9-]+)*$")
+PENDING = {
+    "type": "object",
+    "description": "A write waiting for a person's approval (poll get_proposal).",
+    "properties": {
+        "status": {"const": "pending"},
+        "proposalId": {"type": "string"},
+        "approve": {"type": "string"},
+        "expiresAt": {"type": "string"},
+    },
+    "required": ["status", "proposalId"],
+}
+
+
+class AaiDoor:
+    """AAI envelopes for the socket's dispatcher (see ``jsonrpc.Envelopes``)."""
+
+    def __init__(self, gateway: Gateway, run_blocking: RunBlocking) -> None:
+        self._gateway = gateway
+        self._run_blocking = run_blocking
+
+    def claims(self, message: Any) -> bool:
+        return isinstance(message, dict) and "jsonrpc" not in message and "tool" in message
+
+    def claims_unparsed(self, line: bytes, session: Session) -> bool:
+        # Not JSON: answer in the dialect this connection speaks, or the one the text resembles.
+        if session.dialect is not None:
+            return session.dialect == "aai"
+        return b'"tool"' in line and b'"jsonrpc"' not in line
+
+    def malformed(self, error: FruitctlError) -> dict[str, Any]:
+        return failure(None, InvalidRequest(error.message))
+
+    def answer(
+        self, message: dict[str, Any], session: Session
+    ) -> dict[str, Any] | Awaitable[dict[str, Any]]:
+        try:
+            tool, params, request_id = parse_request(message)
+        except FruitctlError as exc:
+            return failure(_request_id(message), exc)
+        work = _call(self._gateway, tool, params, request_id, lambda: session.actor)
+        return self._run(work, request_id)
+
+    async def _run(self, work: Callable[[], dict[str, Any]], request_id: str) -> dict[str, Any]:
+        try:
+            answer: dict[str, Any] = await self._run_blocking(work)
+        except FruitctlError as exc:  # the request timeout
+            return failure(request_id, exc)
+        return answer
+
+
+def answer_text(gateway: Gateway, text: str, actor: Actor) -> dict[str, Any]:
+    """One envelope answered in this process (the CLI without a daemon)."""
+    try:
+        message = json.loads(text)
+    except ValueError as exc:
+        return failure(None, InvalidRequest(f"Invalid JSON: {exc}"))
+    try:
+        tool, params, request_id = parse_request(message)
+    except FruitctlError as exc:
+        return failure(_request_id(message), exc)
+    return _call(gateway, tool, params, request_id, lambda: actor)()
+
+
+def parse_request(message: Any) -> tuple[str, dict[str, Any], str]:
+    if not isinstance(message, dict):
+        raise InvalidRequest("An AAI request is a JSON object.")
+    version, tool = message.get("version"), message.get("tool")
+    params, request_id = message.get("params", {}), message.get("request_id")
+    if not isinstance(version, str) or not version.startswith("1."):
+        raise InvalidRequest(f'"version" must be "{VERSION}".')
+    if not isinstance(tool, str) or not tool:
+        raise InvalidRequest('"tool" must name a tool.')
+    if not isinstance(request_id, str) or not request_id:
+        raise InvalidRequest('"request_id" must be a non-empty string.')
+    if not isinstance(params, dict):
+        raise InvalidRequest('"params" must be a JSON object.')
+    return tool, params, request_id
+
+
+def success(request_id: str, result: Any) -> dict[str, Any]:
+    return {"version": VERSION, "request_id": request_id, "status": "success", "result": result}
+
+
+def failure(request_id: str | None, error: FruitctlError) -> dict[str, Any]:
+    body: dict[str, Any] = {
+        "code": error.code.upper(),
+        "message": error.message,
+        "retryable": error.retryable,
+    }
+    if error.details:
+        body["details"] = error.details
+    return {"version": VERSION, "request_id": request_id, "status": "error", "error": body}
+
+
+def _call(
+    gateway: Gateway,
+    tool: str,
+    params: dict[str, Any],
+    request_id: str,
+    actor: Callable[[], Actor],
+) -> Callable[[], dict[str, Any]]:
+    def work() -> dict[str, Any]:
+        try:
+            return success(request_id, invoke(gateway, tool, params, actor()))
+        except FruitctlError as exc:
+            return failure(request_id, exc)
+        except Exception:  # never a traceback on the wire
+            return failure(request_id, InternalError("Internal error."))
+
+    return work
+
+
+def _request_id(message: Any) -> str | None:
+    found = message.get("request_id") if isinstance(message, dict) else None
+    return found if isinstance(found, str) else None
+
+
+# -- aai.json ------------------------------------------------------------------------------------
+
+
+def descriptor(tools: list[Tool], app_id: str, socket_path: Path) -> dict[str, Any]:
+    """Seed 004's ``aai.json`` for these tools (the registry's, in order)."""
+    return {
+        "schema_version": SCHEMA_VERSION,
+        "version": __version__,
+        "platform": {"darwin": "macos"}.get(sys.platform, sys.platform.rstrip("0123456789")),
+        "app": {
+            "id": app_id,
+            "name": "fruitctl",
+            "description": "Governed access to reminders, calendars and a few local tools: "
+            "reads answer at once, writes may wait for a person's approval.",
+        },
+        # ipc: one JSON envelope per line on this Unix socket (``fruitctl serve``).
+        "execution": {"type": "ipc", "transport": "unix-socket", "socket": str(socket_path)},
+        "tools": [
+            {
+                "name": tool.name,
+                "description": tool.definition.description,
+                "parameters": tool.definition.input_schema,
+                "returns": returns_schema(tool),
+            }
+            for tool in tools
+        ],
+    }
+
+
+def returns_schema(tool: Tool) -> dict[str, Any]:
+    annotation = inspect.get_annotations(tool.function, eval_str=True).get("return", Any)
+    declared: dict[str, Any] = TypeAdapter(annotation).json_schema()
+    if tool.definition.category in WRITE_CATEGORIES:
+        return {"anyOf": [declared, PENDING]}
+    return declared
+
+
+def install(document: dict[str, Any], aai_dir: Path, app_id: str) -> Path:
+    """Write ``<aai_dir>/<app_id>/aai.json`` atomically: a reader sees the old file or the new."""
+    if not APP_ID.match(app_id) or len(app_id) > 128:
+        raise InvalidParams(f"'{app_id[:128]}' is not an app id (like com.example.app).")
+    target = aai_dir / app_id / "aai.json"
+    target.parent.mkdir(parents=True, exist_ok=True)
+    fd, temporary = tempfile.mkstemp(prefix=".aai-", dir=target.parent)
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8") as handle:
+            json.dump(document, handle, indent=2, ensure_ascii=False)
+            handle.write("\n")
+            handle.flush()
+            os.fsync(handle.fileno())
+        os.replace(temporary, target)
+    except BaseException:
+        Path(temporary).unlink(missing_ok=True)
+        raise
+    return target

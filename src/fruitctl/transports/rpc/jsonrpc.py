@@ -1,0 +1,294 @@
+"""JSON-RPC 2.0, one message per line: envelopes, batches, notifications and error objects.
+
+``Dispatcher.handle(line, session)`` answers a line with the bytes to send back, ``None``
+(notifications), or an awaitable of either when a method must run on a worker thread. Methods that
+answer from memory (``system.ping``) are answered inline, so the fast path pays for no task and no
+thread hop.
+
+Errors carry seed 000's string codes (``invalid_params``, ``permission_denied`` …) with the
+standard integer in ``data.jsonrpcCode`` for strict clients. A message never contains a stack
+trace: anything unexpected becomes ``internal_error`` with a fixed message, and only the exception's
+type reaches the log.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import inspect
+import json
+from collections.abc import Awaitable, Callable, Mapping
+from dataclasses import dataclass
+from typing import Any, Protocol
+
+import orjson
+
+from fruitctl.domain.errors import (
+    FruitctlError,
+    InternalError,
+    InvalidParams,
+    InvalidRequest,
+    MethodNotFound,
+    ParseError,
+)
+from fruitctl.policy.decision import Actor
+from fruitctl.telemetry import EventLog
+
+# The standard codes, and a stable server-defined code (-32000 … -32099) for every other one.
+JSONRPC_CODES: dict[str, int] = {
+    "parse_error": -32700,
+    "invalid_request": -32600,
+    "method_not_found": -32601,
+    "invalid_params": -32602,
+    "internal_error": -32603,
+    "permission_denied": -32001,
+    "timeout": -32002,
+    "not_found": -32003,
+    "list_not_allowed": -32004,
+    "calendar_not_allowed": -32005,
+    "approval_required": -32006,
+    "proposal_not_found": -32007,
+    "proposal_expired": -32008,
+    "conflict": -32009,
+    "rate_limited": -32010,
+    "mode_forbidden": -32011,
+    "backend_unavailable": -32012,
+    "unsupported": -32013,
+    "execution_failed": -32014,
+}
+SERVER_ERROR = -32000
+MAX_BATCH = 1_000  # a 1 MiB batch of tiny requests must not turn into a 100 MiB answer
+ECHO_MAX = 100  # how much of a caller's method name an error message repeats
+
+Reply = bytes | None | Awaitable[bytes | None]
+Outcome = dict[str, Any] | None | Awaitable[dict[str, Any] | None]
+
+
+class Session:
+    """One connection: who is calling (an agent named after its process until it identifies
+    itself) and the dialect it spoke last, for answering a line that is not JSON."""
+
+    def __init__(self, default_name: Callable[[], str]) -> None:
+        self._default_name = default_name
+        self._actor: Actor | None = None
+        self.dialect: str | None = None
+
+    @property
+    def actor(self) -> Actor:
+        if self._actor is None:  # resolved on first use: a ping never pays for the lookup
+            self._actor = Actor("agent", f"socket:{self._default_name()}")
+        return self._actor
+
+    def become(self, actor: Actor) -> None:
+        self._actor = actor
+
+
+@dataclass(frozen=True)
+class Method:
+    run: Callable[[dict[str, Any], Session], Any]
+    blocking: bool = False
+    """True: runs on a worker thread under the request timeout (anything touching the gateway)."""
+
+
+RunBlocking = Callable[[Callable[[], Any]], Awaitable[Any]]
+
+
+class Envelopes(Protocol):
+    """Another dialect sharing the socket (seed 004's AAI envelopes)."""
+
+    def claims(self, message: Any) -> bool: ...
+
+    def claims_unparsed(self, line: bytes, session: Session) -> bool: ...
+
+    def malformed(self, error: FruitctlError) -> dict[str, Any]: ...
+
+    def answer(
+        self, message: dict[str, Any], session: Session
+    ) -> dict[str, Any] | Awaitable[dict[str, Any]]: ...
+
+
+class Dispatcher:
+    def __init__(
+        self,
+        methods: Mapping[str, Method],
+        run_blocking: RunBlocking,
+        log: EventLog,
+        envelopes: Envelopes | None = None,
+    ) -> None:
+        self._methods = dict(methods)
+        self._run_blocking = run_blocking
+        self._log = log
+        self._envelopes = envelopes
+
+    def handle(self, line: bytes, session: Session) -> Reply:
+        try:
+            message = decode(line)
+        except ParseError as exc:
+            other = self._envelopes
+            if other is not None and other.claims_unparsed(line, session):
+                session.dialect = "aai"
+                return encode(other.malformed(exc))
+            return encode(error_response(None, exc))
+        if isinstance(message, list):
+            return _finish(self._batch(message, session))
+        if self._envelopes is not None and self._envelopes.claims(message):
+            session.dialect = "aai"
+            return _finish(self._envelopes.answer(message, session))
+        session.dialect = "jsonrpc"
+        return _finish(self._one(message, session))
+
+    def _batch(self, items: list[Any], session: Session) -> Any:
+        """An error, the list of outcomes, or an awaitable of that list."""
+        if not items:
+            return error_response(None, InvalidRequest("An empty batch is not a request."))
+        if len(items) > MAX_BATCH:
+            return error_response(None, InvalidRequest(f"A batch holds at most {MAX_BATCH}."))
+        outcomes = [self._one(item, session) for item in items]
+        if any(inspect.isawaitable(o) for o in outcomes):
+            return _gather(outcomes)
+        return outcomes
+
+    def _one(self, message: Any, session: Session) -> Outcome:
+        try:
+            request_id, name, params, notify = envelope(message)
+        except InvalidRequest as exc:
+            return error_response(_id_of(message), exc)
+        method = self._methods.get(name)
+        if method is None:
+            shown = name if len(name) <= ECHO_MAX else name[:ECHO_MAX] + "…"
+            return _unless(
+                notify, error_response(request_id, MethodNotFound(f"No method '{shown}'."))
+            )
+        if isinstance(params, list):  # every method takes its parameters by name
+            if params:
+                refused = InvalidParams("Give the parameters by name, as a JSON object.")
+                return _unless(notify, error_response(request_id, refused))
+            params = {}
+        if method.blocking:
+            return self._later(name, method, params, session, (request_id, notify))
+        try:
+            result = method.run(params, session)
+        except Exception as exc:
+            return _unless(notify, self._error(request_id, exc, name))
+        return _unless(notify, {"jsonrpc": "2.0", "id": request_id, "result": result})
+
+    async def _later(
+        self,
+        name: str,
+        method: Method,
+        params: dict[str, Any],
+        session: Session,
+        reply_to: tuple[Any, bool],
+    ) -> dict[str, Any] | None:
+        request_id, notify = reply_to
+        try:
+            result = await self._run_blocking(lambda: method.run(params, session))
+        except Exception as exc:
+            return _unless(notify, self._error(request_id, exc, name))
+        return _unless(notify, {"jsonrpc": "2.0", "id": request_id, "result": result})
+
+    def _error(self, request_id: Any, exc: Exception, where: str) -> dict[str, Any]:
+        if not isinstance(exc, FruitctlError):  # a bug: its type goes to the log, nothing else
+            self._log.error("rpc_method_crashed", method=where, exception=type(exc).__name__)
+            exc = InternalError("Internal error.")
+        return error_response(request_id, exc)
+
+
+def envelope(message: Any) -> tuple[Any, str, dict[str, Any] | list[Any], bool]:
+    """``(id, method, params, is_notification)`` of a request object, or ``InvalidRequest``."""
+    if not isinstance(message, dict):
+        raise InvalidRequest("A request must be a JSON object.")
+    if message.get("jsonrpc") != "2.0":
+        raise InvalidRequest('"jsonrpc" must be "2.0".')
+    notify = "id" not in message
+    if not notify and not _valid_id(message["id"]):
+        raise InvalidRequest('"id" must be a string, a number or null.')
+    name = message.get("method")
+    if not isinstance(name, str):
+        raise InvalidRequest('"method" must be a string.')
+    params = message.get("params", {})
+    if not isinstance(params, dict | list):
+        raise InvalidRequest('"params" must be an object or an array.')
+    return message.get("id"), name, params, notify
+
+
+def decode(line: bytes) -> Any:
+    try:
+        text = line.decode("utf-8")
+    except UnicodeDecodeError:
+        raise ParseError("The message is not valid UTF-8.") from None
+    try:
+        return json.loads(text, parse_constant=_no_constants)
+    except json.JSONDecodeError as exc:
+        raise ParseError(f"Invalid JSON: {exc.msg} (character {exc.pos}).") from None
+    except (ValueError, RecursionError):  # NaN, a 5000-digit number, nesting too deep
+        raise ParseError("Invalid JSON.") from None
+
+
+def encode(payload: Any) -> bytes:
+    """One line of JSON. orjson writes a 40 KB answer in a tenth of the stdlib's time; what it
+    refuses (a lone surrogate, a non-string key, a huge int) goes through the stdlib as ASCII."""
+    try:
+        return orjson.dumps(payload, option=orjson.OPT_APPEND_NEWLINE)
+    except TypeError:  # orjson.JSONEncodeError
+        pass
+    try:
+        text = json.dumps(payload, separators=(",", ":"), allow_nan=False)
+    except (TypeError, ValueError):
+        request_id = payload.get("id") if isinstance(payload, dict) else None
+        text = json.dumps(error_response(request_id, InternalError("Unrepresentable result.")))
+    return text.encode() + b"\n"
+
+
+def error_object(error: FruitctlError) -> dict[str, Any]:
+    """The one mapping from a domain error to a JSON-RPC error object."""
+    data = dict(error.details)
+    data["jsonrpcCode"] = JSONRPC_CODES.get(error.code, SERVER_ERROR)
+    data["retryable"] = error.retryable
+    return {"code": error.code, "message": error.message, "data": data}
+
+
+def error_response(request_id: Any, error: FruitctlError) -> dict[str, Any]:
+    return {"jsonrpc": "2.0", "id": request_id, "error": error_object(error)}
+
+
+def _finish(outcome: Any) -> Reply:
+    if outcome is None:
+        return None
+    if inspect.isawaitable(outcome):
+        return _encode_later(outcome)
+    if isinstance(outcome, list):
+        answers = [o for o in outcome if o is not None]
+        return encode(answers) if answers else None  # a batch of notifications: no answer
+    return encode(outcome)
+
+
+async def _encode_later(pending: Awaitable[Any]) -> bytes | None:
+    outcome = await pending
+    reply = _finish(outcome)
+    assert not inspect.isawaitable(reply)
+    return reply
+
+
+async def _gather(outcomes: list[Outcome]) -> list[Outcome]:
+    # Concurrently: a batch of slow calls takes as long as its slowest, not their sum.
+    pending = [o for o in outcomes if inspect.isawaitable(o)]
+    done = iter(await asyncio.gather(*pending))
+    return [next(done) if inspect.isawaitable(o) else o for o in outcomes]
+
+
+def _unless(notify: bool, response: dict[str, Any]) -> dict[str, Any] | None:
+    return None if notify else response
+
+
+def _valid_id(value: Any) -> bool:
+    return value is None or (isinstance(value, str | int | float) and not isinstance(value, bool))
+
+
+def _id_of(message: Any) -> Any:
+    if isinstance(message, dict) and _valid_id(message.get("id")):
+        return message.get("id")
+    return None
+
+
+def _no_constants(name: str) -> None:
+    raise ValueError(f"{name} is not JSON")

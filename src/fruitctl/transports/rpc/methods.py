@@ -1,0 +1,160 @@
+"""The socket's methods: seed 000's four, the registry's tools, and how a caller identifies.
+
+- ``system.ping``, ``system.info``: the daemon itself (answered without the gateway: a health
+  check must not depend on the store).
+- ``reminders.open`` → ``open_reminders``, ``calendar.upcoming`` → ``calendar_upcoming``: seed 000's
+  reads, with the bounds of those tools' schemas (limit 1-1000 / days 1-30, limit 1-500).
+- ``tools.list``; ``tools.call {name, arguments, idempotencyKey?}`` whose result is the tool's
+  output itself; and one dotted alias per tool, named after its catalog module
+  (``query_reminders`` → ``reminders.query``, ``read_file`` → ``files.read``).
+- ``session.identify {kind, name, token?}``: a connection speaks for an agent named after its
+  process until it says otherwise. Speaking for a person needs the daemon's token, a file only
+  this user can read: the same power as running the CLI in-process, and nothing an agent that only
+  reaches the socket (say, from a container) has.
+
+Every call of a tool is ``Gateway.invoke``; a failed or refused call raises its domain error,
+which the dispatcher renders as a JSON-RPC error.
+"""
+
+from __future__ import annotations
+
+import hmac
+import re
+from collections.abc import Callable
+from typing import Any
+
+from fruitctl import __version__
+from fruitctl.domain.errors import InvalidParams, PermissionDenied, from_code
+from fruitctl.gateway import Gateway
+from fruitctl.policy.decision import Actor
+from fruitctl.tools.model import Tool
+from fruitctl.transports.rpc.jsonrpc import Method, Session
+
+SERVICE = "fruitctl"
+SEED_ALIASES = {"open_reminders": "reminders.open", "calendar_upcoming": "calendar.upcoming"}
+CATALOG = "fruitctl.tools.catalog."
+NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._:@/-]{0,63}$")
+
+
+def ping_result() -> dict[str, Any]:
+    return {"ok": True, "service": SERVICE, "version": __version__}
+
+
+def build_methods(
+    gateway: Gateway, info: Callable[[], dict[str, Any]], human_token: str
+) -> dict[str, Method]:
+    """Every method of the socket, built once: the registry does not change while serving."""
+    pong = ping_result()
+    methods: dict[str, Method] = {
+        "system.ping": Method(lambda params, session: _no_params(params, lambda: pong)),
+        "system.info": Method(lambda params, session: _no_params(params, info), True),
+    }
+    aliases = _aliases(gateway, set(methods) | {"tools.list", "tools.call", "session.identify"})
+    listing = {"tools": [_describe(tool, aliases.get(tool.name)) for tool in gateway.registry]}
+    methods["tools.list"] = Method(lambda params, session: _no_params(params, lambda: listing))
+    methods["tools.call"] = Method(
+        lambda params, session: _tools_call(gateway, params, session), True
+    )
+    methods["session.identify"] = Method(
+        lambda params, session: _identify(params, session, human_token)
+    )
+    for name, alias in aliases.items():
+        methods[alias] = Method(_alias_call(gateway, name), True)
+    return methods
+
+
+def alias_of(tool: Tool) -> str:
+    """``<catalog module>.<tool name without that word>``: ``query_reminders`` →
+    ``reminders.query``, ``web_search`` → ``web.search``; seed 000's names where it gives one."""
+    if tool.name in SEED_ALIASES:
+        return SEED_ALIASES[tool.name]
+    module = tool.function.__module__
+    space = module.removeprefix(CATALOG) if module.startswith(CATALOG) else "tools"
+    drop = {space, space.removesuffix("s"), space + "s"}
+    rest = "_".join(word for word in tool.name.split("_") if word not in drop)
+    return f"{space}.{rest or tool.name}"
+
+
+def invoke(gateway: Gateway, name: str, args: Any, actor: Actor, key: str | None = None) -> Any:
+    """The tool's output, or its failure raised as the domain error it was."""
+    result = gateway.invoke(name, args, actor, idempotency_key=key)
+    if result.success:
+        return result.output
+    raise from_code(result.error_code, result.error or "The call failed.", **result.error_details)
+
+
+def _aliases(gateway: Gateway, taken: set[str]) -> dict[str, str]:
+    aliases: dict[str, str] = {}
+    for tool in gateway.registry:
+        alias = alias_of(tool)
+        if alias in taken:  # two tools would share a name: the later one keeps its full name
+            alias = f"{alias.partition('.')[0]}.{tool.name}"
+        if alias not in taken:
+            aliases[tool.name] = alias
+            taken.add(alias)
+    return aliases
+
+
+def _describe(tool: Tool, alias: str | None) -> dict[str, Any]:
+    d = tool.definition
+    return {
+        "name": d.name,
+        "method": alias,
+        "title": d.title,
+        "description": d.description,
+        "category": d.category,
+        "riskLevel": d.risk_level,
+        "requiresApproval": d.requires_approval,
+        "allowedModes": list(d.allowed_modes),
+        "inputSchema": d.input_schema,
+        "annotations": d.annotations.model_dump(),
+    }
+
+
+def _alias_call(gateway: Gateway, name: str) -> Callable[[dict[str, Any], Session], Any]:
+    return lambda params, session: invoke(gateway, name, params, session.actor)
+
+
+def _tools_call(gateway: Gateway, params: dict[str, Any], session: Session) -> Any:
+    _only(params, {"name", "arguments", "idempotencyKey"})
+    name, arguments, key = (
+        params.get("name"),
+        params.get("arguments", {}),
+        params.get("idempotencyKey"),
+    )
+    if not isinstance(name, str):
+        raise InvalidParams(
+            "'name' must be the tool's name, e.g. \"query_reminders\".", field="name"
+        )
+    if not isinstance(arguments, dict):
+        raise InvalidParams("'arguments' must be a JSON object.", field="arguments")
+    if key is not None and not isinstance(key, str):
+        raise InvalidParams("'idempotencyKey' must be a string.", field="idempotencyKey")
+    return invoke(gateway, name, arguments, session.actor, key)
+
+
+def _identify(params: dict[str, Any], session: Session, human_token: str) -> dict[str, Any]:
+    _only(params, {"kind", "name", "token"})
+    kind, name, token = params.get("kind"), params.get("name"), params.get("token")
+    if kind not in ("agent", "human"):
+        raise InvalidParams('\'kind\' must be "agent" or "human".', field="kind")
+    if not isinstance(name, str) or not NAME.match(name):
+        raise InvalidParams("'name' must be 1-64 letters, digits or ._:@/-", field="name")
+    if kind == "human" and not (
+        isinstance(token, str) and hmac.compare_digest(token.encode(), human_token.encode())
+    ):
+        raise PermissionDenied("Speaking for a person needs the daemon's token.")
+    session.become(Actor(kind, name))
+    return {"actor": session.actor.label}
+
+
+def _no_params(params: dict[str, Any], answer: Callable[[], Any]) -> Any:
+    if params:
+        raise InvalidParams(f"This method takes no parameters (got '{sorted(params)[0][:64]}').")
+    return answer()
+
+
+def _only(params: dict[str, Any], allowed: set[str]) -> None:
+    unknown = sorted(set(params) - allowed)
+    if unknown:
+        raise InvalidParams(f"Unknown parameter '{unknown[0]}'.", field=unknown[0])
