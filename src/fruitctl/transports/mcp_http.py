@@ -23,14 +23,12 @@ from __future__ import annotations
 
 import contextlib
 import hmac
-import ipaddress
 import os
 import secrets
 import signal
 import socket
 import sys
 import threading
-from collections import deque
 from collections.abc import Iterator
 from contextlib import AbstractAsyncContextManager
 from pathlib import Path
@@ -41,8 +39,9 @@ from mcp.server.streamable_http_manager import StreamableHTTPSessionManager
 from mcp.server.transport_security import TransportSecuritySettings
 from starlette.datastructures import Headers
 from starlette.responses import JSONResponse
-from starlette.types import ASGIApp, Message, Receive, Scope, Send
+from starlette.types import ASGIApp, Receive, Scope, Send
 
+from fruitctl.transports import asgi, net
 from fruitctl.transports.mcp import build_server
 
 if TYPE_CHECKING:
@@ -51,7 +50,6 @@ if TYPE_CHECKING:
 MCP_PATH = "/mcp"
 DEFAULT_MAX_BODY_BYTES = 1_048_576
 ALLOW_REMOTE_ENV = "FRUITCTL_MCP_ALLOW_REMOTE"
-LOOPBACK_NAMES = ("127.0.0.1", "localhost", "[::1]")
 CHALLENGE = {"WWW-Authenticate": 'Bearer realm="fruitctl"'}
 NOT_ALLOWED_EXIT = 5  # the CLI's exit code for "not allowed"
 FAILURE_EXIT = 1
@@ -106,11 +104,11 @@ class GuardedMcpApp:
         if refusal is not None:
             await refusal(scope, receive, send)
             return
-        messages = await _read_body(receive, self._max_body_bytes)
+        messages = await asgi.read_body(receive, self._max_body_bytes)
         if messages is None:
             await _too_large()(scope, receive, send)
         elif messages[-1]["type"] == "http.request":  # else the client left mid-body
-            await self._inner(scope, _replay(messages, receive), send)
+            await self._inner(scope, asgi.replay(messages, receive), send)
 
     def _refusal(self, headers: Headers) -> JSONResponse | None:
         if not self._host_ok(headers):
@@ -140,31 +138,6 @@ def _length_refusal(declared: str | None, limit: int) -> JSONResponse | None:
     if not (declared.isascii() and declared.isdigit()):
         return _error(400, "Bad request: invalid Content-Length.")
     return _too_large() if int(declared) > limit else None
-
-
-async def _read_body(receive: Receive, limit: int) -> list[Message] | None:
-    """The request's messages up to the end of its body, or None once the body passes ``limit``."""
-    messages: list[Message] = []
-    size = 0
-    while True:
-        message = await receive()
-        messages.append(message)
-        if message["type"] != "http.request":
-            return messages
-        size += len(message.get("body", b""))
-        if size > limit:
-            return None
-        if not message.get("more_body", False):
-            return messages
-
-
-def _replay(messages: list[Message], receive: Receive) -> Receive:
-    pending = deque(messages)
-
-    async def replayed() -> Message:
-        return pending.popleft() if pending else await receive()
-
-    return replayed
 
 
 def _too_large() -> JSONResponse:
@@ -216,22 +189,8 @@ def http_app(
 
 def allowed_hosts(host: str, port: int) -> list[str]:
     """The ``Host`` values that name this server: the loopback names and the bound address."""
-    names = dict.fromkeys((*LOOPBACK_NAMES, _uri_host(host)))
+    names = dict.fromkeys((*net.LOOPBACK_NAMES, net.uri_host(host)))
     return [f"{name}:{port}" for name in names]
-
-
-def _uri_host(host: str) -> str:
-    host = host.lower()
-    return f"[{host}]" if ":" in host and not host.startswith("[") else host
-
-
-def is_loopback(host: str) -> bool:
-    if host.lower() == "localhost":
-        return True
-    try:
-        return ipaddress.ip_address(host.strip("[]")).is_loopback
-    except ValueError:
-        return False
 
 
 # --- the token ----------------------------------------------------------------------------------
@@ -305,7 +264,7 @@ def _run(app: App, listener: socket.socket, host: str, token: str, created: bool
     bound = int(listener.getsockname()[1])  # the real port, also when 0 was asked for
     elicit = app.config.settings.approvals.mcp_elicitation
     asgi = http_app(app.gateway, token=token, host=host, port=bound, elicit=elicit)
-    _announce(f"http://{_uri_host(host)}:{bound}{MCP_PATH}", token_path(app), created)
+    _announce(f"http://{net.uri_host(host)}:{bound}{MCP_PATH}", token_path(app), created)
     config = uvicorn.Config(
         asgi,
         host=host,
@@ -330,7 +289,7 @@ def _exit_on_error() -> Iterator[None]:
 
 
 def _refuse_remote(host: str) -> None:
-    if is_loopback(host) or os.environ.get(ALLOW_REMOTE_ENV) == "1":
+    if net.is_loopback(host) or os.environ.get(ALLOW_REMOTE_ENV) == "1":
         return
     raise ServeError(
         f"refusing to listen on {host}: a non-loopback address exposes your reminders to the "
@@ -342,10 +301,9 @@ def _refuse_remote(host: str) -> None:
 
 def _bind(host: str, port: int) -> socket.socket:
     try:
-        family, _, _, _, address = socket.getaddrinfo(host, port, type=socket.SOCK_STREAM)[0]
-        return socket.create_server(address, family=family)
-    except OSError as exc:
-        raise ServeError(f"cannot listen on {host}:{port}: {exc.strerror or exc}") from None
+        return net.listen(host, port)
+    except net.ListenError as exc:
+        raise ServeError(str(exc)) from None
 
 
 def _announce(url: str, path: Path, created: bool) -> None:

@@ -1,0 +1,137 @@
+"""``fruitctl auth token | list | revoke``: the bearer tokens of the HTTP API and the /ui page.
+
+``auth token`` prints the token alone on stdout (``TOKEN=$(fruitctl auth token)``) and what it
+is on stderr; the token is shown this once and kept nowhere - only its id is recorded, which is
+what ``list`` shows and ``revoke`` takes.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator
+from contextlib import contextmanager
+from enum import StrEnum
+from typing import Annotated, Any
+
+import typer
+
+from fruitctl.cli.app import JsonOption, services
+from fruitctl.cli.output import emit_json, err, out, reporting
+from fruitctl.domain.dates import format_datetime
+from fruitctl.domain.errors import ExecutionFailed, InvalidParams, NotFound
+from fruitctl.transports.http.tokens import SecretError, TokenError, TokenStore, secrets_dir
+
+auth_app = typer.Typer(
+    help="Bearer tokens for the HTTP API and the approval page.", no_args_is_help=True
+)
+UNITS = {"m": 60, "h": 3600, "d": 86400, "w": 7 * 86400}
+
+
+class Scope(StrEnum):
+    agent = "agent"
+    admin = "admin"
+
+
+@auth_app.command("token")
+def token_command(
+    scope: Annotated[
+        Scope, typer.Option(help="agent: read and propose. admin: a person, who approves.")
+    ] = Scope.agent,
+    ttl: Annotated[
+        str | None, typer.Option(help="Lifetime: 30m, 12h, 30d, 8w (default [http] ttl).")
+    ] = None,
+    name: Annotated[str, typer.Option(help="Who holds it (shows in the audit as the actor).")] = "",
+    as_json: JsonOption = False,
+) -> None:
+    """Make a token; it is printed once and never stored."""
+    with _tokens(as_json) as (store, settings):
+        seconds = _ttl(ttl) if ttl else settings.token_ttl_days * 86400
+        holder = _name(name or ("person" if scope is Scope.admin else "agent"))
+        token, claims = store.issue(scope.value, seconds, holder)
+    expires = _when(claims.expires_at)
+    if as_json:
+        emit_json(
+            {"token": token, "id": claims.token_id, "scope": scope.value, "expiresAt": expires}
+        )
+        return
+    out.print(token, markup=False, soft_wrap=True)
+    err.print(
+        f"{scope.value} token {claims.token_id} for '{holder}', expires {expires}. Send it as "
+        f"'Authorization: Bearer <token>'; revoke: fruitctl auth revoke {claims.token_id}",
+        markup=False,
+    )
+
+
+@auth_app.command("list")
+def list_command(as_json: JsonOption = False) -> None:
+    """Tokens issued and not expired (ids only: tokens are never stored)."""
+    with _tokens(as_json) as (store, _):
+        tokens = store.tokens()
+    if as_json:
+        emit_json([{**t, "expiresAt": _when(t["expiresAt"])} for t in tokens])
+        return
+    if not tokens:
+        out.print("No tokens. Make one with: fruitctl auth token", markup=False)
+    for t in tokens:
+        state = "active" if t["active"] else "revoked"
+        out.print(
+            f"{t['id']}  {t['scope']:<5}  {t['name']}  expires {_when(t['expiresAt'])}  {state}",
+            markup=False,
+        )
+
+
+@auth_app.command("revoke")
+def revoke_command(
+    token_id: Annotated[
+        str | None, typer.Argument(help="The token id (fruitctl auth list).")
+    ] = None,
+    revoke_all: Annotated[
+        bool, typer.Option("--all", help="Revoke every token issued so far.")
+    ] = False,
+    as_json: JsonOption = False,
+) -> None:
+    """Revoke one token (and the page sessions it opened), or all of them; at once."""
+    with _tokens(as_json) as (store, _):
+        if revoke_all == (token_id is not None):
+            raise InvalidParams("Give a token id, or --all.")
+        if revoke_all:
+            store.revoke_all()
+            result: dict[str, Any] = {"revoked": "all"}
+        elif store.revoke(str(token_id)):
+            result = {"revoked": token_id}
+        else:
+            raise NotFound(f"No token with id '{token_id}' (see fruitctl auth list).")
+    if as_json:
+        emit_json(result)
+    else:
+        what = "every token" if revoke_all else f"token {token_id}"
+        out.print(f"Revoked {what}.", markup=False)
+
+
+@contextmanager
+def _tokens(as_json: bool) -> Iterator[tuple[TokenStore, Any]]:
+    with reporting(as_json):
+        app = services(as_json, daemon=False)
+        try:
+            yield TokenStore(secrets_dir(app)), app.config.settings.http
+        except (SecretError, TokenError) as exc:
+            raise ExecutionFailed(str(exc)) from None
+
+
+def _ttl(text: str) -> float:
+    match = re.fullmatch(r"\s*(\d+)\s*([mhdw])\s*", text)
+    if not match or int(match[1]) == 0:
+        raise InvalidParams(f"--ttl must look like 30m, 12h, 30d or 8w, not '{text}'.")
+    return int(match[1]) * UNITS[match[2]]
+
+
+def _name(text: str) -> str:
+    if not re.fullmatch(r"[A-Za-z0-9_.@-]{1,64}", text):
+        raise InvalidParams("--name takes letters, digits and _ . @ - (at most 64).")
+    return text
+
+
+def _when(epoch: float) -> str:
+    from datetime import datetime
+
+    return format_datetime(datetime.fromtimestamp(epoch).astimezone())

@@ -1,0 +1,116 @@
+"""What every route shares: the gateway call, the result rendered as a response, the JSON body.
+
+Routes are ``async`` and hand the (blocking) gateway call to a worker thread, so the event loop
+never waits on SQLite; the answer is the tool's output exactly as the gateway returned it.
+"""
+
+from __future__ import annotations
+
+import copy
+import json
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+from starlette.concurrency import run_in_threadpool
+from starlette.requests import Request
+from starlette.responses import JSONResponse, Response
+
+from fruitctl.domain.errors import FruitctlError
+from fruitctl.tools.model import ToolResult
+from fruitctl.transports.http.errors import HttpProblem, error_response, from_exception
+from fruitctl.transports.http.tokens import Claims
+
+if TYPE_CHECKING:
+    from fruitctl.bootstrap import App
+
+TOOL_KEY = "x-fruitctl-tool"
+Shape = Callable[[Any], Any]
+
+
+class Json(JSONResponse):
+    """UTF-8 JSON; text that cannot be UTF-8 (a lone surrogate) goes out as ASCII escapes
+    instead of failing the response."""
+
+    def render(self, content: Any) -> bytes:
+        try:
+            return super().render(content)
+        except UnicodeEncodeError:
+            return json.dumps(content, allow_nan=False, separators=(",", ":")).encode("ascii")
+
+
+@dataclass(frozen=True)
+class Door:
+    app: App
+
+    async def call(
+        self,
+        tool: str,
+        args: dict[str, Any],
+        claims: Claims,
+        request: Request,
+        *,
+        status: int = 200,
+        shape: Shape | None = None,
+    ) -> Response:
+        """Invoke ``tool`` as the token's actor and render the result."""
+        key = request.headers.get("idempotency-key")
+        result = await run_in_threadpool(
+            self.app.gateway.invoke, tool, args, claims.actor, idempotency_key=key
+        )
+        return render(result, status, shape)
+
+    async def run(self, function: Callable[..., Any], *args: Any) -> Any:
+        """A blocking call (approvals, audit) on a worker thread; its error becomes a response
+        through the app's handler."""
+        return await run_in_threadpool(function, *args)
+
+    def body_schema(self, tool: str, *, item: str | None = None, drop: str | None = None) -> Any:
+        """``openapi_extra`` declaring a route's JSON body as the tool's own input schema (or the
+        schema of one item of its ``item`` array, without the ``drop`` property)."""
+        found = self.app.gateway.registry.get(tool)
+        schema: dict[str, Any] = {"type": "object"}
+        if found is not None:
+            schema = copy.deepcopy(found.definition.input_schema)
+        if item is not None:
+            schema = schema["properties"][item]["items"]
+        if drop is not None:
+            schema["properties"].pop(drop, None)
+            required = [name for name in schema.get("required", []) if name != drop]
+            schema.pop("required", None)
+            if required:
+                schema["required"] = required
+        return {
+            TOOL_KEY: tool,
+            "requestBody": {"required": True, "content": {"application/json": {"schema": schema}}},
+        }
+
+
+def render(result: ToolResult, status: int = 200, shape: Shape | None = None) -> Response:
+    if not result.success:
+        retryable = result.metadata.get("retryable")
+        response: Response = error_response(
+            result.error_code, result.error or "", result.error_details, retryable=retryable
+        )
+    elif result.metadata.get("pending"):
+        pending = result.output
+        response = Json(pending, 202, headers={"Location": f"/proposals/{pending['proposalId']}"})
+    else:
+        try:
+            response = Json(shape(result.output) if shape else result.output, status)
+        except FruitctlError as exc:
+            response = from_exception(exc)
+    response.headers["X-Trace-Id"] = result.trace_id
+    return response
+
+
+async def json_body(request: Request) -> dict[str, Any]:
+    """The request's JSON object; anything else is a 400/422 in seed 003's shape."""
+    raw = await request.body()
+    try:
+        body = json.loads(raw)
+    except ValueError:
+        raise HttpProblem("parse_error", "The request body is not valid JSON.") from None
+    if not isinstance(body, dict):
+        raise HttpProblem("invalid_params", "The request body must be a JSON object.")
+    return body

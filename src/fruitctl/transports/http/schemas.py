@@ -1,0 +1,179 @@
+"""What the HTTP API answers, as models for the OpenAPI document.
+
+Responses are built from the gateway's output and sent as they are (no re-validation on the hot
+path); these models describe them, and the schemathesis test holds the two to agreeing. Request
+bodies are not declared here: each write route takes its schema from the tool's input schema in
+the registry, the one source every front door shares.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from fruitctl.domain.reminders import Reminder, ReminderList
+
+__all__ = ["Reminder", "ReminderList"]
+
+
+class Model(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+
+class ErrorBody(Model):
+    code: str = Field(description="VALIDATION_ERROR, NOT_FOUND, LIST_NOT_ALLOWED, ...")
+    message: str
+    retryable: bool
+    details: dict[str, Any]
+
+
+class ErrorEnvelope(Model):
+    error: ErrorBody
+
+
+class Health(Model):
+    status: Literal["ok"]
+    service: str
+    version: str
+
+
+class Pending(Model):
+    """A write waiting for a person: approve it on ``url`` or with ``approve``."""
+
+    status: Literal["pending"]
+    proposalId: str
+    summary: str
+    expiresAt: str
+    approve: str = Field(description="The CLI command that approves it")
+    url: str | None = Field(description="The approval page, when one is served")
+
+
+class DiffRow(Model):
+    target: str
+    field: str
+    before: Any
+    after: Any
+
+
+class Proposal(Model):
+    id: str
+    tool: str
+    status: Literal["PENDING", "APPROVED", "EXECUTED", "REJECTED", "EXPIRED", "FAILED"]
+    summary: str
+    actor: str
+    createdAt: str
+    expiresAt: str
+    resolvedAt: str | None
+    resolvedBy: str | None
+    reason: str | None
+    args: dict[str, Any]
+    diff: list[DiffRow]
+    result: Any = Field(description="What the execution answered (EXECUTED)")
+    error: dict[str, Any] | None
+    canUndo: bool
+    undoOf: str | None
+    idempotencyKey: str | None
+
+
+class Rejection(Model):
+    reason: str | None = Field(None, max_length=2000, description="Why (the agent can read it)")
+
+
+class AuditEntry(Model):
+    seq: int
+    at: str
+    actor: str
+    event: str
+    proposalId: str | None
+    tool: str | None
+    payload: dict[str, Any]
+    hash: str
+
+
+class ConfigValue(Model):
+    value: list[str] | None = Field(description="A list of names; null clears the allowlist")
+
+
+class NativeDependency(Model):
+    name: str
+    status: str = Field(description="authorized, denied, not_determined or restricted")
+    available: bool
+
+
+class Capability(Model):
+    tool: str
+    title: str
+    description: str
+    category: str
+    risk: str
+    routes: list[str] = Field(description="The HTTP routes that call this tool")
+    inputSchema: dict[str, Any]
+
+
+class Adapter(Model):
+    name: str
+    backend: str | None
+    nativeDeps: list[NativeDependency]
+    capabilities: list[Capability]
+
+
+class Skills(Model):
+    service: str
+    version: str
+    mode: str
+    adapters: list[Adapter]
+
+
+class Deleted(Model):
+    deleted: list[str]
+
+
+QUERY_RESULT = {
+    "description": "The reminders, newest first by default. With `query` the JMESPath "
+    "expression decides the shape, so the answer may be any JSON value.",
+    "content": {
+        "application/json": {
+            "schema": {
+                "anyOf": [
+                    {"type": "array", "items": {"$ref": "#/components/schemas/Reminder"}},
+                    {},
+                ]
+            }
+        }
+    },
+}
+
+
+def errors(*statuses: int) -> dict[int | str, dict[str, Any]]:
+    """The error responses a route can give, each in seed 003's envelope."""
+    return {
+        status: {"model": ErrorEnvelope, "description": _REASONS.get(status, "Error")}
+        for status in (*ALWAYS, *statuses)
+    }
+
+
+# Any request can be malformed, too large, carry an unknown parameter, lack a token or come too
+# often - every operation documents these.
+ALWAYS = (400, 401, 413, 422, 429)
+
+
+def accepted() -> dict[int | str, dict[str, Any]]:
+    return {202: {"model": Pending, "description": "Proposed: waits for a person's approval"}}
+
+
+_REASONS = {
+    400: "Malformed request",
+    401: "Missing, invalid, expired or revoked bearer token",
+    403: "Not allowed (scope, allowlist, mode)",
+    404: "Not found",
+    409: "Conflict: the target changed, or the proposal was decided already",
+    410: "The proposal expired",
+    413: "Request body too large",
+    422: "Validation error",
+    429: "Rate limited (see Retry-After)",
+    501: "The backend cannot do this",
+    502: "The execution failed",
+    503: "The backend is unavailable",
+    504: "Timed out",
+}

@@ -1,0 +1,189 @@
+"""Serving the HTTP app: bind first, then uvicorn on that socket, inside someone else's process.
+
+``HttpServer(app, host, port)``:
+
+- ``bind()`` (sync) opens the listening socket - so ``port=0`` gets a real port and a busy port
+  fails before anything starts - builds the app, and returns the URL. Loopback by default; any
+  other address is refused until a token has been issued, and accepted with a warning after.
+- ``await serve()`` runs uvicorn on that socket in the *current* event loop (plus the proposal
+  watcher that sends desktop notifications) until ``stop()``. It installs no signal handlers:
+  the host process (``fruitctl serve``) owns SIGTERM/SIGINT and calls ``stop()``.
+- ``running()`` does the same on a thread of its own, for tests, benchmarks and simple hosts.
+
+Routes run the blocking gateway on worker threads, so the loop serving HTTP stays free.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import socket
+import threading
+import time
+from collections.abc import Iterator
+from typing import TYPE_CHECKING
+from urllib.parse import urlsplit
+
+import uvicorn
+
+from fruitctl.transports import net
+from fruitctl.transports.http.app import create_app
+from fruitctl.transports.http.notify import Notifier, ProposalWatcher
+from fruitctl.transports.http.tokens import TokenStore, secrets_dir
+
+if TYPE_CHECKING:
+    from fruitctl.bootstrap import App
+
+WATCH_SECONDS = 2.0
+START_TIMEOUT_SECONDS = 10.0
+NOT_ALLOWED_EXIT = 5  # the CLI's exit code for "not allowed"
+
+
+class HttpServeError(Exception):
+    """The HTTP server cannot start; the message says why (and never holds a token)."""
+
+    def __init__(self, message: str, exit_code: int = 1) -> None:
+        super().__init__(message)
+        self.exit_code = exit_code
+
+
+class _Uvicorn(uvicorn.Server):
+    @contextlib.contextmanager
+    def capture_signals(self) -> Iterator[None]:
+        # Signals belong to the process hosting this server, which calls stop().
+        yield
+
+
+class HttpServer:
+    def __init__(
+        self,
+        app: App,
+        host: str | None = None,
+        port: int | None = None,
+        *,
+        tokens: TokenStore | None = None,
+        notifier: Notifier | None = None,
+    ) -> None:
+        settings = app.config.settings.http
+        self.app = app
+        self.host = host or settings.host
+        self.port = settings.port if port is None else port
+        self.tokens = tokens or TokenStore(secrets_dir(app))
+        self.notifier = notifier if notifier is not None else Notifier()
+        self.url: str | None = None
+        self.warnings: list[str] = []
+        self._socket: socket.socket | None = None
+        self._server: _Uvicorn | None = None
+
+    def bind(self) -> str:
+        """Listen (nothing is served until ``serve``) and return the base URL."""
+        self._check_address()
+        self._socket = listen(self.host, self.port)
+        port = int(self._socket.getsockname()[1])
+        self.url = f"http://{net.uri_host(self.host)}:{port}"
+        public = self.app.config.settings.http.public_url
+        self.app.approvals.page_base = public or self.url
+        hosts = _allowed_hosts(self.host, port, public)
+        asgi = create_app(self.app, tokens=self.tokens, allowed_hosts=hosts)
+        config = uvicorn.Config(
+            asgi,
+            log_config=None,  # leave the host process's logging alone
+            log_level="warning",
+            access_log=False,  # URLs stay out of logs
+            lifespan="off",
+            proxy_headers=False,  # nothing stands in front of this server
+            server_header=False,
+            ws="none",
+            timeout_graceful_shutdown=3,
+        )
+        self._server = _Uvicorn(config)
+        return self.url
+
+    async def serve(self) -> None:
+        """Serve until ``stop()``; call ``bind()`` first."""
+        if self._server is None or self._socket is None:
+            raise RuntimeError("bind() first")
+        watcher = asyncio.create_task(self._watch())
+        try:
+            await self._server.serve(sockets=[self._socket])
+        finally:
+            watcher.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await watcher
+            self._socket.close()
+
+    def stop(self) -> None:
+        """Ask the server to finish its requests and return from ``serve`` (any thread)."""
+        if self._server is not None:
+            self._server.should_exit = True
+
+    def close(self) -> None:
+        """Release the socket of a server bound but never served (``serve`` closes its own)."""
+        if self._socket is not None:
+            self._socket.close()
+
+    @property
+    def started(self) -> bool:
+        return self._server is not None and self._server.started
+
+    @contextlib.contextmanager
+    def running(self) -> Iterator[str]:
+        """Bind and serve on a thread of its own; the base URL while it runs."""
+        url = self.bind()
+        thread = threading.Thread(target=asyncio.run, args=(self.serve(),), daemon=True)
+        thread.start()
+        deadline = time.monotonic() + START_TIMEOUT_SECONDS
+        while not self.started and thread.is_alive() and time.monotonic() < deadline:
+            time.sleep(0.01)
+        if not self.started:
+            self.stop()
+            raise HttpServeError("the HTTP server did not start")
+        try:
+            yield url
+        finally:
+            self.stop()
+            thread.join(START_TIMEOUT_SECONDS)
+
+    def _check_address(self) -> None:
+        if net.is_loopback(self.host):
+            return
+        if not self.tokens.has_tokens():
+            raise HttpServeError(
+                f"refusing to serve HTTP on {self.host}: a non-loopback address needs tokens, and "
+                "none is issued. Make one with `fruitctl auth token --scope admin` first.",
+                NOT_ALLOWED_EXIT,
+            )
+        self.warnings.append(
+            f"HTTP on {self.host}, reachable from the network: every request needs a token, "
+            "and plain HTTP carries it in the clear - use a trusted network (e.g. Tailscale)."
+        )
+
+    async def _watch(self) -> None:
+        settings = self.app.config.settings.http
+        if not settings.notifications:
+            return
+        approvals = self.app.approvals
+        watcher = ProposalWatcher(
+            lambda: approvals.recent("pending", 100), self.notifier.send, approvals.page_url
+        )
+        await asyncio.to_thread(watcher.prime)
+        while True:
+            await asyncio.sleep(WATCH_SECONDS)
+            await asyncio.to_thread(watcher.poll)
+
+
+def listen(host: str, port: int) -> socket.socket:
+    try:
+        return net.listen(host, port)
+    except net.ListenError as exc:
+        raise HttpServeError(str(exc)) from None
+
+
+def _allowed_hosts(host: str, port: int, public_url: str) -> list[str]:
+    """The ``Host`` values naming this server: loopback names, the bound address, and the host
+    of ``public_url`` (as typed, with and without its port)."""
+    names = [f"{name}:{port}" for name in (*net.LOOPBACK_NAMES, net.uri_host(host))]
+    if public_url:
+        netloc = urlsplit(public_url).netloc.lower()
+        names += [netloc, f"{netloc.rsplit(':', 1)[0]}:{port}"]
+    return list(dict.fromkeys(names))

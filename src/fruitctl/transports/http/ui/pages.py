@@ -1,0 +1,195 @@
+"""The pages of ``/ui``: sign in, pending proposals (refreshed live), one proposal with its diff
+and the Approve / Reject / Undo forms, the history, and the audit log.
+
+Pages read and decide through the approval engine exactly as the CLI does, as the signed-in
+person; a form without the session's CSRF token, or posted from another origin, is refused.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from fastapi import APIRouter
+from jinja2 import Environment, PackageLoader, select_autoescape
+from starlette.concurrency import run_in_threadpool
+from starlette.requests import Request
+from starlette.responses import HTMLResponse, RedirectResponse, Response
+
+from fruitctl import __version__
+from fruitctl.domain.errors import FruitctlError
+from fruitctl.transports.http.door import Door
+from fruitctl.transports.http.errors import status_of
+from fruitctl.transports.http.tokens import Claims
+from fruitctl.transports.http.ui import text
+from fruitctl.transports.http.ui.session import Sessions, SignInError, same_origin
+
+DONE = {
+    "approved": "Approved and executed.",
+    "rejected": "Rejected: nothing was changed.",
+    "undo": "Filed the undo as a new proposal: approve it to apply.",
+}
+ACTIONS = ("approve", "reject", "undo")
+
+
+def templates() -> Environment:
+    env = Environment(
+        loader=PackageLoader("fruitctl.transports.http", "templates"),
+        autoescape=select_autoescape(default=True, default_for_string=True),
+    )
+    env.filters["reveal"] = text.reveal
+    env.filters["hidden"] = text.has_hidden
+    env.filters["when"] = lambda value: (value or "")[:16].replace("T", " ")
+    env.globals["version"] = __version__
+    return env
+
+
+class Pages:
+    """The page handlers; ``router`` binds them to their paths."""
+
+    def __init__(self, door: Door, sessions: Sessions) -> None:
+        self.door = door
+        self.approvals = door.app.approvals
+        self.sessions = sessions
+        self.env = templates()
+
+    # -- signing in ----------------------------------------------------------------------------
+
+    async def home(self) -> Response:
+        return RedirectResponse("/ui/proposals", 303)
+
+    async def signin_form(self, request: Request) -> Response:
+        if self.sessions.current(request):
+            return RedirectResponse("/ui/proposals", 303)
+        return self.html("signin.html")
+
+    async def signin(self, request: Request) -> Response:
+        if not same_origin(request):
+            return self.html("signin.html", 403, error="Sign-in from another site refused.")
+        form = await request.form()
+        try:
+            session = self.sessions.sign_in(_field(form, "token") or "")
+        except SignInError as exc:
+            return self.html("signin.html", 401, error=str(exc))
+        response = RedirectResponse("/ui/proposals", 303)
+        self.sessions.keep(response, session, request)
+        return response
+
+    async def signout(self) -> Response:
+        response = RedirectResponse("/ui/signin", 303)
+        self.sessions.forget(response)
+        return response
+
+    # -- reading -------------------------------------------------------------------------------
+
+    async def pending(self, request: Request) -> Response:
+        session = self.sessions.current(request)
+        if session is None:
+            return _to_signin()
+        rows = await run_in_threadpool(self.approvals.recent, "pending", 200)
+        return self.page("pending.html", session, proposals=rows, who=session.actor.label)
+
+    async def pending_fragment(self, request: Request) -> Response:
+        if self.sessions.current(request) is None:
+            return HTMLResponse("", 401)  # the script sends the person to sign in
+        rows = await run_in_threadpool(self.approvals.recent, "pending", 200)
+        return self.html("_pending_list.html", proposals=rows)
+
+    async def proposal(self, proposal_id: str, request: Request, done: str = "") -> Response:
+        session = self.sessions.current(request)
+        if session is None:
+            return _to_signin()
+        return await self.detail(session, proposal_id, notice=DONE.get(done))
+
+    async def history(self, request: Request) -> Response:
+        session = self.sessions.current(request)
+        if session is None:
+            return _to_signin()
+        rows = await run_in_threadpool(self.approvals.recent, None, 200)
+        return self.page("history.html", session, proposals=rows)
+
+    async def audit(self, request: Request) -> Response:
+        session = self.sessions.current(request)
+        if session is None:
+            return _to_signin()
+        entries = await run_in_threadpool(lambda: self.door.app.audit.entries(limit=300))
+        return self.page("audit.html", session, entries=entries)
+
+    # -- deciding ------------------------------------------------------------------------------
+
+    async def decide(self, proposal_id: str, action: str, request: Request) -> Response:
+        session = self.sessions.current(request)
+        if session is None:
+            return _to_signin()
+        form = await request.form()
+        if action not in ACTIONS:
+            return self.page("error.html", session, 404, message="No such action.")
+        if not same_origin(request) or not self.sessions.csrf_ok(session, _field(form, "csrf")):
+            return self.page("error.html", session, 403, message="The form expired: reload it.")
+        try:
+            return await self.act(session, proposal_id, action, _field(form, "reason"))
+        except FruitctlError as exc:
+            return await self.detail(
+                session, proposal_id, failure=exc.message, status=status_of(exc.code)
+            )
+
+    async def act(
+        self, session: Claims, proposal_id: str, action: str, reason: str | None
+    ) -> Response:
+        person = session.actor
+        if action == "undo":
+            filed = await run_in_threadpool(self.approvals.undo, proposal_id, person)
+            return RedirectResponse(f"/ui/proposals/{filed['proposalId']}?done=undo", 303)
+        if action == "approve":
+            await run_in_threadpool(self.approvals.approve, proposal_id, person)
+        else:
+            await run_in_threadpool(self.approvals.reject, proposal_id, person, reason or None)
+        done = "approved" if action == "approve" else "rejected"
+        return RedirectResponse(f"/ui/proposals/{proposal_id}?done={done}", 303)
+
+    # -- rendering -----------------------------------------------------------------------------
+
+    async def detail(
+        self, session: Claims, proposal_id: str, status: int = 200, **extra: Any
+    ) -> Response:
+        try:
+            found = await run_in_threadpool(self.approvals.get, proposal_id)
+        except FruitctlError as exc:
+            return self.page("error.html", session, status_of(exc.code), message=exc.message)
+        return self.page("proposal.html", session, status, p=found, **extra)
+
+    def html(self, name: str, status: int = 200, **context: Any) -> HTMLResponse:
+        return HTMLResponse(self.env.get_template(name).render(**context), status)
+
+    def page(self, name: str, session: Claims, status: int = 200, **context: Any) -> HTMLResponse:
+        """A signed-in page: its forms carry the session's CSRF token."""
+        return self.html(name, status, csrf=self.sessions.csrf(session), **context)
+
+
+def router(door: Door, sessions: Sessions) -> APIRouter:
+    pages = Pages(door, sessions)
+    ui = APIRouter(prefix="/ui", include_in_schema=False)
+    routes: list[tuple[str, Any, str]] = [
+        ("", pages.home, "GET"),
+        ("/", pages.home, "GET"),
+        ("/signin", pages.signin_form, "GET"),
+        ("/signin", pages.signin, "POST"),
+        ("/signout", pages.signout, "POST"),
+        ("/proposals", pages.pending, "GET"),
+        ("/fragments/pending", pages.pending_fragment, "GET"),
+        ("/proposals/{proposal_id}", pages.proposal, "GET"),
+        ("/proposals/{proposal_id}/{action}", pages.decide, "POST"),
+        ("/history", pages.history, "GET"),
+        ("/audit", pages.audit, "GET"),
+    ]
+    for path, handler, method in routes:
+        ui.add_api_route(path, handler, methods=[method])
+    return ui
+
+
+def _to_signin() -> Response:
+    return RedirectResponse("/ui/signin", 303)
+
+
+def _field(form: Any, name: str) -> str | None:
+    value = form.get(name)
+    return value if isinstance(value, str) else None

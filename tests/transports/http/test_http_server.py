@@ -1,0 +1,141 @@
+"""The HTTP server for real (uvicorn on a loopback port), its address rules, and the desktop
+notifications for proposals from any front door."""
+
+from __future__ import annotations
+
+import subprocess
+import threading
+from pathlib import Path
+from typing import Any
+
+import httpx
+import pytest
+
+from fruitctl import bootstrap
+from fruitctl.policy.decision import Actor
+from fruitctl.transports.http import notify
+from fruitctl.transports.http.server import HttpServeError, HttpServer
+from fruitctl.transports.http.tokens import TokenStore, secrets_dir
+from fruitctl.transports.net import is_loopback
+
+AGENT = Actor("agent", "mcp-client")
+
+
+class Recorder:
+    """A notifier that writes down what it was asked to show."""
+
+    def __init__(self) -> None:
+        self.sent: list[tuple[str, str]] = []
+        self.arrived = threading.Event()
+
+    def send(self, title: str, body: str) -> bool:
+        self.sent.append((title, body))
+        self.arrived.set()
+        return True
+
+
+@pytest.fixture
+def app(home: Path) -> Any:
+    built = bootstrap.build()
+    yield built
+    built.close()
+
+
+def test_serves_on_a_free_port_with_real_http(app: bootstrap.App) -> None:
+    tokens = TokenStore(secrets_dir(app))
+    token = tokens.issue("agent", 600, "t")[0]
+    server = HttpServer(app, "127.0.0.1", 0, tokens=tokens, notifier=Recorder())  # type: ignore[arg-type]
+    with server.running() as url:
+        assert url.startswith("http://127.0.0.1:") and not url.endswith(":0")
+        with httpx.Client(base_url=url) as client:
+            assert client.get("/health").json()["status"] == "ok"
+            headers = {"Authorization": f"Bearer {token}"}
+            pending = client.post("/reminders", json={"title": "x"}, headers=headers).json()
+            assert pending["url"] == f"{url}/ui/proposals/{pending['proposalId']}"
+            rebound = client.get("/health", headers={"Host": "evil.test"})
+            assert rebound.status_code == 400
+    with pytest.raises(httpx.ConnectError):
+        httpx.get(f"{url}/health", timeout=2)
+
+
+def test_a_busy_port_fails_before_serving(app: bootstrap.App) -> None:
+    first = HttpServer(app, "127.0.0.1", 0, notifier=Recorder())  # type: ignore[arg-type]
+    with first.running() as url:
+        port = int(url.rsplit(":", 1)[1])
+        with pytest.raises(HttpServeError, match="cannot listen"):
+            HttpServer(app, "127.0.0.1", port).bind()
+
+
+def test_non_loopback_needs_a_token_first(app: bootstrap.App) -> None:
+    tokens = TokenStore(secrets_dir(app))
+    with pytest.raises(HttpServeError, match="needs tokens") as refused:
+        HttpServer(app, "0.0.0.0", 0, tokens=tokens).bind()
+    assert refused.value.exit_code == 5
+    tokens.issue("admin", 600, "me")
+    server = HttpServer(app, "0.0.0.0", 0, tokens=tokens)
+    server.bind()
+    assert "reachable from the network" in server.warnings[0]
+    server.close()
+
+
+def test_loopback_names() -> None:
+    assert all(map(is_loopback, ["127.0.0.1", "localhost", "::1", "[::1]", "127.8.9.10"]))
+    assert not any(map(is_loopback, ["0.0.0.0", "100.64.0.1", "example.com", "::"]))
+
+
+def test_a_proposal_from_another_front_door_is_announced_once(app: bootstrap.App) -> None:
+    already = app.gateway.invoke("create_reminders", {"reminders": [{"title": "old"}]}, AGENT)
+    recorder = Recorder()
+    server = HttpServer(app, "127.0.0.1", 0, notifier=recorder)  # type: ignore[arg-type]
+    with server.running() as url:
+        fresh = app.gateway.invoke("create_reminders", {"reminders": [{"title": "new"}]}, AGENT)
+        assert recorder.arrived.wait(20), "no notification arrived"
+    [(title, body)] = recorder.sent
+    assert title == notify.TITLE
+    assert "'new'" in body and "'old'" not in body
+    assert f"{url}/ui/proposals/{fresh.output['proposalId']}" in body
+    assert already.output["proposalId"] not in body
+
+
+def test_the_notifier_commands() -> None:
+    def which(found: set[str]) -> Any:
+        return lambda name: f"/usr/bin/{name}" if name in found else None
+
+    linux = notify.command("T", "a <b> & c", "linux", which({"notify-send"}))
+    assert linux == [
+        "/usr/bin/notify-send",
+        "--app-name=fruitctl",
+        "--urgency=normal",
+        "T",
+        "a &lt;b&gt; &amp; c",
+    ]
+    mac = notify.command("T", '"; do shell script "x', "darwin", which({"osascript"}))
+    assert mac is not None
+    assert mac[-2:] == ["T", '"; do shell script "x']  # data in argv, never in the script
+    assert notify.command("T", "b", "linux", which(set())) is None
+    assert notify.command("T", "b", "darwin", which({"notify-send"})) is None
+
+
+def test_the_notifier_is_silent_when_it_cannot_notify() -> None:
+    calls: list[list[str]] = []
+
+    def run(argv: list[str], **kwargs: Any) -> Any:
+        calls.append(argv)
+        assert "shell" not in kwargs
+        raise FileNotFoundError(argv[0])
+
+    assert not notify.Notifier(run, "linux", lambda name: None).send("t", "b")
+    assert calls == []
+    assert not notify.Notifier(run, "linux", lambda name: "/x/notify-send").send("t", "b")
+    assert calls == [["/x/notify-send", "--app-name=fruitctl", "--urgency=normal", "t", "b"]]
+
+    def succeed(argv: list[str], **kwargs: Any) -> Any:
+        return subprocess.CompletedProcess(argv, 0)
+
+    assert notify.Notifier(succeed, "linux", lambda name: "/x/notify-send").send("t", "b")
+
+
+def test_a_crafted_summary_is_shown_plainly_in_a_notification() -> None:
+    body = notify.message({"summary": "Pay \u202e001\u200b" + "x" * 500, "actor": "a"}, None)
+    assert "\u202e" not in body and "[U+202E]" in body and "[U+200B]" in body
+    assert len(body.splitlines()[0]) == notify.BODY_MAX
