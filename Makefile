@@ -8,7 +8,7 @@ STAMP := $(VENV)/.installed
 INSPECTOR_DIR := tests/inspector
 INSPECTOR := $(INSPECTOR_DIR)/node_modules/.installed
 
-.PHONY: setup run test lint bench clean
+.PHONY: setup run test lint bench clean browser
 
 setup: $(STAMP)
 
@@ -24,10 +24,11 @@ $(INSPECTOR): $(INSPECTOR_DIR)/package.json $(INSPECTOR_DIR)/package-lock.json
 	@npm ci --prefix $(INSPECTOR_DIR) --no-audit --no-fund --ignore-scripts --loglevel=error
 	@touch $@
 
+# Sample data on first run (an empty store only), then the gateway in the foreground: its banner
+# says how to talk to it (fruitctl ping, nc -U, socat). Ctrl-C stops it.
 run: setup
 	@$(BIN)/fruitctl demo
-	@$(BIN)/fruitctl lists
-	@$(BIN)/fruitctl reminders open
+	@exec $(BIN)/fruitctl serve
 
 lint: setup
 	$(BIN)/ruff check src tests benchmarks
@@ -35,13 +36,24 @@ lint: setup
 	$(BIN)/mypy
 	$(BIN)/lint-imports
 
-test: lint $(INSPECTOR)
+# The approval page's browser test drives Debian's chromium (Playwright's own download cannot
+# work here): install it when missing, as root; otherwise say how.
+browser:
+	@command -v chromium >/dev/null || { \
+	  if [ "$$(id -u)" = 0 ]; then \
+	    (apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium >/dev/null) || exit 1; \
+	  else echo "make test needs chromium for the approval page test: sudo apt-get install -y chromium"; exit 1; fi; }
+
+test: lint $(INSPECTOR) browser
 	$(BIN)/pytest
 
 bench: setup
 	$(BIN)/python benchmarks/store_scale.py
 	$(BIN)/python benchmarks/gateway_overhead.py
 	$(BIN)/python benchmarks/mcp_stdio.py
+	$(BIN)/python benchmarks/http_api.py
+	$(BIN)/python benchmarks/socket_rpc.py
+	$(BIN)/python benchmarks/caldav_sync.py
 
 clean:
 	rm -rf $(VENV) .pytest_cache .mypy_cache .ruff_cache $(INSPECTOR_DIR)/node_modules

@@ -12,6 +12,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+from caldav_server import Account, Radicale, running_radicale
 from hypothesis import settings
 from searx_server import FakeSearx, running_searx
 
@@ -26,7 +27,17 @@ def _zone_and_home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[
     time.tzset()
     home = tmp_path / "home"
     monkeypatch.setenv("FRUITCTL_HOME", str(home))
-    for name in ("FRUITCTL_REMINDERS__BACKEND", "FRUITCTL_REMINDERS__NOTES_PREVIEW_CHARS"):
+    for name in (
+        "FRUITCTL_REMINDERS__BACKEND",
+        "FRUITCTL_REMINDERS__NOTES_PREVIEW_CHARS",
+        "FRUITCTL_CALENDAR__BACKEND",
+        "FRUITCTL_CALENDAR__NOTES_PREVIEW_CHARS",
+        "FRUITCTL_CALDAV_PASSWORD",
+        # A developer's own daemon must never answer a test's CLI: the socket is the home's.
+        "FRUITCTL_SOCKET_PATH",
+        "FRUITCTL_SERVER__SOCKET_PATH",
+        "FRUITCTL_IN_PROCESS",
+    ):
         monkeypatch.delenv(name, raising=False)
     yield home
     monkeypatch.undo()
@@ -38,6 +49,23 @@ def searx() -> Iterator[FakeSearx]:
     """A real HTTP server on 127.0.0.1 answering in SearxNG's JSON format."""
     with running_searx() as server:
         yield server
+
+
+@pytest.fixture(scope="session")
+def radicale(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Radicale]:
+    """A real Radicale for the whole session; each test takes an account of its own."""
+    with running_radicale(tmp_path_factory.mktemp("radicale")) as server:
+        yield server
+
+
+@pytest.fixture
+def caldav_account(radicale: Radicale) -> Account:
+    """A fresh account on the session's Radicale, holding a task list, 'Reminders', and an
+    event calendar, 'Calendar' (``made[0]`` and ``made[1]``)."""
+    account = radicale.add_account()
+    account.make_calendar("Reminders", ["VTODO"])
+    account.make_calendar("Calendar", ["VEVENT"])
+    return account
 
 
 @pytest.fixture

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import getpass
 import importlib
+import os
 from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 from functools import cached_property
@@ -26,9 +27,11 @@ from fruitctl.policy.decision import Actor
 from fruitctl.policy.engine import Policy
 from fruitctl.policy.modes import ModeStore
 from fruitctl.policy.targets import CHECKS
-from fruitctl.ports import RemindersBackend
+from fruitctl.ports import CalendarBackend, RemindersBackend
+from fruitctl.services.calendar import CalendarService
 from fruitctl.services.demo import DemoService
 from fruitctl.services.reminders import RemindersService
+from fruitctl.services.sync import SyncService
 from fruitctl.store import open_database
 from fruitctl.tools.catalog import all_tools
 from fruitctl.tools.context import ToolContext
@@ -45,6 +48,8 @@ class App:
     config: Config
     backend_factory: Callable[[Config], Any]
     _closers: list[Callable[[], None]] = field(default_factory=list)
+    calendar_factory: Callable[[Config], Any] | None = None
+    """Builds the calendar backend; by default the one ``[calendar] backend`` names."""
 
     @cached_property
     def backend(self) -> RemindersBackend:
@@ -60,8 +65,31 @@ class App:
         return RemindersService(self.backend, notes_preview_chars=settings.notes_preview_chars)
 
     @cached_property
+    def calendar_backend(self) -> CalendarBackend:
+        factory = self.calendar_factory or calendar_backend_factory(self.config)
+        backend: CalendarBackend = factory(self.config)
+        close = getattr(backend, "close", None)
+        if callable(close):
+            self._closers.append(close)
+        return backend
+
+    @cached_property
+    def calendar(self) -> CalendarService:
+        settings = self.config.settings.calendar
+        return CalendarService(
+            self.calendar_backend, notes_preview_chars=settings.notes_preview_chars
+        )
+
+    @cached_property
+    def syncing(self) -> SyncService:
+        """``fruitctl sync``: refresh whichever backend mirrors a server (CalDAV)."""
+        return SyncService(
+            {"reminders": lambda: self.backend, "calendar": lambda: self.calendar_backend}
+        )
+
+    @cached_property
     def demo(self) -> DemoService:
-        return DemoService(self.backend)
+        return DemoService(self.backend, self.calendar_backend)
 
     @cached_property
     def state(self) -> Engine:
@@ -110,9 +138,34 @@ class App:
         gateway.approvals = Approvals(
             self.ledger, self.audit, registry, context, gateway.run_tool, ttl
         )
+        gateway.approvals.page_base = self.config.settings.http.public_url or None
         self._closers.append(gateway.close)
         gateway.approvals.recover()  # finish what a killed process left half-approved
         return gateway
+
+    remote: Any = None
+    """A running daemon, when the CLI found one (``transports.rpc.client.DaemonClient``): then
+    ``call`` goes through its socket, so every command uses the daemon's gateway."""
+
+    def use_daemon(self, remote: Any) -> None:
+        self.remote = remote
+        self._closers.append(remote.close)
+
+    def status(self) -> dict[str, Any]:
+        """What ``system.info`` reports of this app: mode, backends, and each service's
+        permission (authorized / denied / not_determined / restricted)."""
+        settings = self.config.settings
+        return {
+            "mode": self.modes.get(),
+            "backends": {
+                "reminders": settings.reminders.backend,
+                "calendar": settings.calendar.backend,
+            },
+            "permissions": {
+                "reminders": self.backend.permission_status(),
+                "calendar": self.calendar_backend.permission_status(),
+            },
+        }
 
     def call(
         self,
@@ -121,7 +174,10 @@ class App:
         actor: Actor = CLI_ACTOR,
         idempotency_key: str | None = None,
     ) -> Any:
-        """Invoke a tool and return its output; a failed call raises its error."""
+        """Invoke a tool and return its output; a failed call raises its error. With a daemon
+        running (``use_daemon``) the call goes through its socket."""
+        if self.remote is not None:
+            return self.remote.call(tool, args, actor, idempotency_key)
         result = self.gateway.invoke(tool, args, actor, idempotency_key=idempotency_key)
         if result.success:
             return result.output
@@ -147,6 +203,7 @@ class App:
             "approvals": lambda: self.approvals,
             "config": lambda: self.settings,
             "reminders": lambda: self.reminders,
+            "calendar": lambda: self.calendar,
             "files": FileService,
             "system": SystemService,
             "web": lambda: web_service_from_config(
@@ -159,7 +216,11 @@ class App:
 def build(config: Config | None = None) -> App:
     """The app for ``config``: a bad configuration fails here, before anything opens."""
     config = config or config_module.load()
-    return App(config, reminders_backend_factory(config))
+    return App(
+        config,
+        reminders_backend_factory(config),
+        calendar_factory=calendar_backend_factory(config),
+    )
 
 
 def _governed(tool: Tool, definition: ToolDefinition) -> Tool:
@@ -184,22 +245,79 @@ def _local(config: Config) -> RemindersBackend:
     return LocalReminders(open_database(config.paths.local_db, "local"))
 
 
-BACKENDS: dict[str, Callable[[Config], Any]] = {"local": _local}
+def _caldav_settings(config: Config) -> Any:
+    from fruitctl.backends import caldav
+
+    section = config.settings.caldav
+    if not section.url:
+        raise ConfigError(
+            f"{config.paths.config_file}: the caldav backend needs [caldav] url, username and "
+            "a password (password, password_command or FRUITCTL_CALDAV_PASSWORD)"
+        )
+    return caldav.Settings(
+        url=section.url,
+        username=section.username,
+        password=section.secret(os.environ),
+        lists=None if section.lists is None else tuple(section.lists),
+        calendars=None if section.calendars is None else tuple(section.calendars),
+        staleness_seconds=section.staleness_seconds,
+        timeout_seconds=section.timeout_seconds,
+    )
 
 
-def _plugin(name: str) -> Callable[[Config], Any]:
+def _caldav(config: Config) -> RemindersBackend:
+    """Reminders on a CalDAV server, read from a mirror file next to local.db."""
+    from fruitctl.backends import caldav
+
+    settings = _caldav_settings(config)  # a bad [caldav] section fails before a file is made
+    return caldav.reminders(settings, open_database(config.paths.caldav_db, "local"))
+
+
+BACKENDS: dict[str, Callable[[Config], Any]] = {"local": _local, "caldav": _caldav}
+
+
+def calendar_backend_factory(config: Config) -> Callable[[Config], Any]:
+    name = config.settings.calendar.backend
+    return CALENDAR_BACKENDS.get(name) or _plugin(name, "calendar.backend", CALENDAR_BACKENDS)
+
+
+def _local_calendars(config: Config) -> CalendarBackend:
+    from fruitctl.backends.local import LocalCalendars
+
+    return LocalCalendars(open_database(config.paths.local_db, "local"))
+
+
+def _caldav_calendars(config: Config) -> CalendarBackend:
+    """Events on a CalDAV server, from the same mirror file as its reminders."""
+    from fruitctl.backends import caldav
+
+    settings = _caldav_settings(config)
+    return caldav.calendars(settings, open_database(config.paths.caldav_db, "local"))
+
+
+CALENDAR_BACKENDS: dict[str, Callable[[Config], Any]] = {
+    "local": _local_calendars,
+    "caldav": _caldav_calendars,
+}
+
+
+def _plugin(
+    name: str,
+    key: str = "reminders.backend",
+    builtin: dict[str, Callable[[Config], Any]] | None = None,
+) -> Callable[[Config], Any]:
     """A third-party backend named ``package.module:Factory``; the factory receives the Config."""
     module_name, _, attribute = name.partition(":")
     if not attribute:
-        known = ", ".join(sorted(BACKENDS))
+        known = ", ".join(sorted(BACKENDS if builtin is None else builtin))
         raise ConfigError(
-            f"reminders.backend: unknown backend '{name}' (choose {known}, "
+            f"{key}: unknown backend '{name}' (choose {known}, "
             "or 'package.module:Factory' for a plug-in)"
         )
     try:
         factory = getattr(importlib.import_module(module_name), attribute)
     except (ImportError, AttributeError) as exc:
-        raise ConfigError(f"reminders.backend: cannot load '{name}': {exc}") from None
+        raise ConfigError(f"{key}: cannot load '{name}': {exc}") from None
     if not callable(factory):
-        raise ConfigError(f"reminders.backend: '{name}' is not callable")
+        raise ConfigError(f"{key}: '{name}' is not callable")
     return factory  # type: ignore[no-any-return]

@@ -12,18 +12,20 @@ whose message names the file and the key, never a traceback.
 from __future__ import annotations
 
 import os
+import subprocess
 import sys
 import tomllib
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any, Literal
 
 import platformdirs
-from pydantic import BaseModel, ConfigDict, Field, ValidationError
+from pydantic import BaseModel, ConfigDict, Field, SecretStr, ValidationError
 from pydantic_settings import BaseSettings, PydanticBaseSettingsSource, SettingsConfigDict
 
 APP = "fruitctl"
+SOCKET_ENV = "FRUITCTL_SOCKET_PATH"
 
 
 class ConfigError(Exception):
@@ -38,6 +40,15 @@ class Paths:
     local_db: Path
     run_dir: Path
     log_dir: Path
+    socket_file: Path
+    """The daemon's Unix socket; its lock, pid and token files sit next to it."""
+    aai_dir: Path
+    """Where ``fruitctl aai install`` puts ``<app_id>/aai.json`` (seed 004: ``~/.aai``)."""
+
+    @property
+    def caldav_db(self) -> Path:
+        """The CalDAV mirror: a local.db-shaped file kept in step with the server."""
+        return self.local_db.with_name("caldav-cache.db")
 
     @classmethod
     def resolve(cls, env: Mapping[str, str]) -> Paths:
@@ -45,11 +56,14 @@ class Paths:
         if home:
             root = Path(home).expanduser().resolve()
             config, data, run, logs = root, root, root / "run", root / "logs"
+            aai = root / "aai"
         else:
             config = Path(platformdirs.user_config_dir(APP))
             data = Path(platformdirs.user_data_dir(APP))
             run = _runtime_dir(env, data)
             logs = Path(platformdirs.user_log_dir(APP))
+            aai = Path.home() / ".aai"
+        socket = env.get(SOCKET_ENV)
         return cls(
             config_file=config / "config.toml",
             governance_file=config / "governance.yaml",
@@ -57,6 +71,8 @@ class Paths:
             local_db=data / "local.db",
             run_dir=run,
             log_dir=logs,
+            socket_file=Path(socket).expanduser() if socket else run / "fruitctl.sock",
+            aai_dir=aai,
         )
 
 
@@ -83,6 +99,17 @@ class RemindersConfig(Section):
     )
 
 
+class CalendarConfig(Section):
+    backend: str = Field(
+        "local",
+        description="Where calendars live: 'local' (embedded SQLite) or a dotted path "
+        "'package.module:Factory' for a third-party backend.",
+    )
+    notes_preview_chars: int = Field(
+        80, ge=0, le=1000, description="Length of notesPreview in upcoming; 0 turns it off."
+    )
+
+
 class WebConfig(Section):
     provider: Literal["duckduckgo", "searxng", "none"] = Field(
         "duckduckgo", description="Where web_search asks: DuckDuckGo (ddgs) or a SearxNG server."
@@ -104,6 +131,119 @@ class ApprovalsConfig(Section):
     )
 
 
+class ServerConfig(Section):
+    socket_path: str = Field(
+        "",
+        description="The daemon's Unix socket (default <run dir>/fruitctl.sock); "
+        "FRUITCTL_SOCKET_PATH overrides it.",
+    )
+    request_timeout_seconds: float = Field(
+        30, gt=0, le=3600, description="How long one socket request may run before 'timeout'."
+    )
+    max_message_bytes: int = Field(
+        1_048_576,
+        ge=1024,
+        le=64 * 1_048_576,
+        description="Largest JSON message the socket accepts; a longer one closes the connection.",
+    )
+    restart_base_seconds: float = Field(
+        1, gt=0, le=300, description="--supervise: the first restart delay after a crash."
+    )
+    restart_max_seconds: float = Field(
+        60, gt=0, le=3600, description="--supervise: restart delays double up to this cap."
+    )
+    restart_reset_seconds: float = Field(
+        60, gt=0, le=86400, description="--supervise: a child up this long resets the backoff."
+    )
+
+
+class HttpConfig(Section):
+    host: str = Field(
+        "127.0.0.1",
+        description="Where `fruitctl serve` listens for the HTTP API and /ui. A non-loopback "
+        "address (e.g. a Tailscale IP) is refused until a token has been issued.",
+    )
+    port: int = Field(8765, ge=0, le=65535, description="HTTP port; 0 picks a free one.")
+    public_url: str = Field(
+        "",
+        description="The base URL people open the approval page at (e.g. http://100.64.0.1:8765)"
+        "; proposals carry <public_url>/ui/proposals/<id>. Default: the address served.",
+    )
+    token_ttl_days: float = Field(
+        30, gt=0, le=3650, description="Default lifetime of `fruitctl auth token`."
+    )
+    requests_per_minute: int = Field(
+        600, ge=1, le=100_000, description="Requests one token may make a minute (429 beyond)."
+    )
+    max_body_bytes: int = Field(
+        1_048_576, ge=1024, le=64 * 1_048_576, description="Largest request body accepted (413)."
+    )
+    notifications: bool = Field(
+        True,
+        description="A desktop notification (notify-send / osascript) when a proposal arrives, "
+        "while the HTTP server runs; silent where neither exists.",
+    )
+
+
+class CaldavConfig(Section):
+    """A CalDAV account (Nextcloud, Fastmail, Radicale, iCloud...) for ``backend = "caldav"``."""
+
+    url: str = Field("", description="The account's CalDAV URL (its principal or calendar home).")
+    username: str = Field("", description="The account's user name.")
+    password: SecretStr | None = Field(
+        None,
+        description="The password (or app password). Better kept out of the file: use "
+        "password_command or the FRUITCTL_CALDAV_PASSWORD environment variable.",
+    )
+    password_command: list[str] = Field(
+        default_factory=list,
+        description="A command whose output is the password, as an argument list (never run "
+        'through a shell), e.g. ["pass", "show", "caldav"].',
+    )
+    lists: list[str] | None = Field(
+        None,
+        description="Names of the calendars that are reminder lists, the default one first "
+        "(default: every calendar that holds to-dos).",
+    )
+    calendars: list[str] | None = Field(
+        None,
+        description="Names of the calendars mirrored for events, the default one first "
+        "(default: every calendar that holds events).",
+    )
+    staleness_seconds: float = Field(
+        60, ge=0, le=86400, description="A read older than this syncs with the server first."
+    )
+    timeout_seconds: float = Field(
+        10, gt=0, le=300, description="How long one request to the server may take."
+    )
+
+    def secret(self, env: Mapping[str, str]) -> str:
+        """The password: ``password``, else FRUITCTL_CALDAV_PASSWORD, else the output of
+        ``password_command``. Errors never show it."""
+        if self.password is not None:
+            return self.password.get_secret_value()
+        if env.get(CALDAV_PASSWORD_ENV):
+            return env[CALDAV_PASSWORD_ENV]
+        if self.password_command:
+            return _run_password_command(self.password_command, self.timeout_seconds)
+        return ""
+
+
+CALDAV_PASSWORD_ENV = "FRUITCTL_CALDAV_PASSWORD"
+
+
+def _run_password_command(argv: list[str], timeout: float) -> str:
+    try:
+        done = subprocess.run(argv, capture_output=True, text=True, timeout=timeout, check=False)
+    except (OSError, subprocess.TimeoutExpired) as exc:
+        raise ConfigError(f"caldav.password_command {argv[0]!r} could not run: {exc}") from None
+    if done.returncode != 0:
+        raise ConfigError(
+            f"caldav.password_command {argv[0]!r} failed with exit status {done.returncode}"
+        )
+    return done.stdout.rstrip("\r\n")
+
+
 class Settings(BaseSettings):
     """Everything a user can configure."""
 
@@ -115,8 +255,12 @@ class Settings(BaseSettings):
     )
 
     reminders: RemindersConfig = Field(default_factory=RemindersConfig)
+    calendar: CalendarConfig = Field(default_factory=CalendarConfig)
     web: WebConfig = Field(default_factory=WebConfig)
     approvals: ApprovalsConfig = Field(default_factory=ApprovalsConfig)
+    caldav: CaldavConfig = Field(default_factory=CaldavConfig)
+    server: ServerConfig = Field(default_factory=ServerConfig)
+    http: HttpConfig = Field(default_factory=HttpConfig)
 
     @classmethod
     def settings_customise_sources(
@@ -145,6 +289,8 @@ def load() -> Config:
         settings = Settings(**data)
     except ValidationError as exc:
         raise ConfigError(_describe(exc, paths.config_file)) from None
+    if settings.server.socket_path and not os.environ.get(SOCKET_ENV):  # the environment wins
+        paths = replace(paths, socket_file=Path(settings.server.socket_path).expanduser())
     return Config(settings=settings, paths=paths)
 
 
@@ -167,5 +313,6 @@ def _describe(exc: ValidationError, path: Path) -> str:
         if error["type"] == "extra_forbidden":
             problems.append(f"unknown key '{key}'")
         else:
-            problems.append(f"'{key}': {error['msg']} (got {error.get('input')!r})")
+            shown = "<hidden>" if "password" in key else repr(error.get("input"))
+            problems.append(f"'{key}': {error['msg']} (got {shown})")
     return f"{path}: " + "; ".join(problems)

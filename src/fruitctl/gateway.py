@@ -90,6 +90,11 @@ class Gateway:
             return self._blocked(call, decision)
         return self._execute(call, tool, parsed, idempotency_key)
 
+    @property
+    def events(self) -> EventLog:
+        """The structured event log, for front doors that log their own events beside calls."""
+        return self._log
+
     def flush(self) -> None:
         """Write the buffered call records and events now."""
         self._recorder.flush()

@@ -172,10 +172,23 @@ class CalendarBackend(Protocol):
 
     def update_event(self, event_id: str, changes: EventChanges, scope: EventScope) -> Event:
         """``scope="occurrence"`` with an occurrence id changes only that occurrence (a moved
-        instance); ``"series"`` changes the whole series."""
+        instance) and returns it; ``"series"`` changes the whole series - through an occurrence
+        id, a new start moves every occurrence by the step that one takes - and returns the
+        series (its occurrence ids change when its start does). A series id with
+        ``"occurrence"``, or ``recurrence``/``calendarId`` on one occurrence, is
+        ``InvalidParams``."""
         ...
 
     def delete_event(self, event_id: str, scope: EventScope) -> None:
         """``"occurrence"`` with an occurrence id removes that one instance (EXDATE);
-        ``"series"`` removes the event and every occurrence."""
+        ``"series"`` removes the event and every occurrence. A series id with ``"occurrence"``
+        is ``InvalidParams``; a single event's id with it removes the event."""
         ...
+
+
+@runtime_checkable
+class CalendarCreation(Protocol):
+    """Optional: a backend where a new calendar can be made (the demo data uses it; a CalDAV
+    server may not allow it, so it is not part of ``CalendarBackend``)."""
+
+    def create_calendar(self, name: str) -> Calendar: ...

@@ -84,6 +84,7 @@ def test_demo_fills_an_empty_store_once() -> None:
         "seeded": False,
         "reason": "the store already holds reminders",
         "created": 0,
+        "events": 0,  # the calendar already holds the sample week too
     }
     assert store_snapshot() == before
 

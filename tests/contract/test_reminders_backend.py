@@ -13,6 +13,7 @@ from typing import Any, get_args
 
 import pytest
 
+from fruitctl.backends import caldav
 from fruitctl.backends.local import LocalReminders
 from fruitctl.domain.errors import InvalidParams, NotFound
 from fruitctl.domain.reminders import SORT_TERMS, Reminder, Status, sort_reminders
@@ -27,27 +28,46 @@ from fruitctl.ports import (
 )
 from fruitctl.store import open_database
 
-Factory = Callable[[Path], tuple[RemindersBackend, Callable[[], None]]]
+Factory = Callable[[Path, pytest.FixtureRequest], tuple[RemindersBackend, Callable[[], None]]]
 
 ROME = timezone(timedelta(hours=1))
 NEW_YORK = timezone(timedelta(hours=-5))
 EVERYTHING = ReminderScope(None, "all")
 
 
-def _local(home: Path) -> tuple[RemindersBackend, Callable[[], None]]:
+def _local(home: Path, _: pytest.FixtureRequest) -> tuple[RemindersBackend, Callable[[], None]]:
     engine = open_database(home / "local.db", "local")
     return LocalReminders(engine), engine.dispose
 
 
+def _caldav(
+    home: Path, request: pytest.FixtureRequest
+) -> tuple[RemindersBackend, Callable[[], None]]:
+    # A fresh account on the session's real Radicale; a staleness of 0 makes every read sync
+    # first, so the suite checks what the server holds, not only what the mirror was told.
+    account = request.getfixturevalue("caldav_account")
+    engine = open_database(home / "caldav-cache.db", "local")
+    settings = caldav.Settings(
+        account.home, account.username, account.password, staleness_seconds=0
+    )
+    backend = caldav.reminders(settings, engine)
+
+    def close() -> None:
+        backend.close()
+        engine.dispose()
+
+    return backend, close
+
+
 FACTORIES: dict[str, Factory] = {
     "local": _local,
-    # "caldav": _caldav,
+    "caldav": _caldav,
 }
 
 
 @pytest.fixture(params=sorted(FACTORIES))
 def backend(request: pytest.FixtureRequest, home: Path) -> Iterator[RemindersBackend]:
-    instance, close = FACTORIES[request.param](home)
+    instance, close = FACTORIES[request.param](home, request)
     yield instance
     close()
 

@@ -222,12 +222,19 @@ CHANGES: dict[str, Change] = {
 
 def change_of(tool: str) -> Change:
     """How to describe a tool's write; a tool without an entry gets a generic description."""
-    return CHANGES.get(tool) or Change(
-        lambda a, c: f"{tool} with {', '.join(sorted(a))}",
-        _nothing,
-        _nothing,
-        lambda a, b, r: None,
-        lambda a, b: [],
+    # Imported here: the calendar entries are built on `Change`, defined in this module.
+    from fruitctl.approvals.calendar_changes import CALENDAR_CHANGES
+
+    return (
+        CHANGES.get(tool)
+        or CALENDAR_CHANGES.get(tool)
+        or Change(
+            lambda a, c: f"{tool} with {', '.join(sorted(a))}",
+            _nothing,
+            _nothing,
+            lambda a, b, r: None,
+            lambda a, b: [],
+        )
     )
 
 

@@ -89,6 +89,17 @@ class Approvals:
         self._ttl = ttl_seconds
         self._me = _claim_of_this_process()
 
+    page_base: str | None = None
+    """The base URL of the approval page (``http://127.0.0.1:8765``): set by the composition root
+    from ``[http] public_url`` or by an HTTP server running in this process. Pending objects then
+    carry ``url``; without one they carry null."""
+
+    def page_url(self, proposal_id: str) -> str | None:
+        """Where a person reviews this proposal in a browser, when a page is served."""
+        if not self.page_base:
+            return None
+        return f"{self.page_base.rstrip('/')}/ui/proposals/{proposal_id}"
+
     # -- filing --------------------------------------------------------------------------------
 
     def propose(
@@ -154,13 +165,20 @@ class Approvals:
             raise ProposalNotFound(f"No proposal found with ID: '{proposal_id}'.")
         return self.view(row)
 
-    def recent(self, status: str | None = None, limit: int = 100) -> list[dict[str, Any]]:
-        """Proposals newest first, optionally of one status."""
+    def recent(
+        self, status: str | None = None, limit: int = 100, actor: Actor | None = None
+    ) -> list[dict[str, Any]]:
+        """Proposals newest first, optionally of one status; an agent ``actor`` sees only its
+        own (as in ``get``)."""
         self.expire_due()
-        where = "WHERE status = :status" if status else ""
+        conditions = ["status = :status"] if status else []
+        if actor is not None and actor.kind == "agent":
+            conditions.append("actor = :actor")
+        where = f"WHERE {' AND '.join(conditions)}" if conditions else ""
         query = f"SELECT {COLUMNS} FROM proposals {where} ORDER BY created_at DESC LIMIT :limit"
+        values = {"status": (status or "").upper(), "limit": limit, "actor": actor and actor.label}
         with self._reader.connect() as conn:
-            rows = conn.execute(text(query), {"status": (status or "").upper(), "limit": limit})
+            rows = conn.execute(text(query), values)
             return [self.view(dict(r._mapping)) for r in rows]
 
     # -- deciding (people only) ----------------------------------------------------------------
@@ -414,7 +432,7 @@ class Approvals:
             "summary": row["summary"],
             "expiresAt": format_datetime_of(row["expires_at"]),
             "approve": f"fruitctl proposals approve {row['id']}",
-            "url": None,  # the approval page arrives with the HTTP API
+            "url": self.page_url(row["id"]),
         }
 
     def view(self, row: dict[str, Any]) -> dict[str, Any]:

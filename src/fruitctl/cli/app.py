@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 from typing import Annotated, Any
 
 import typer
@@ -9,6 +10,8 @@ import typer
 from fruitctl import __version__, bootstrap
 from fruitctl.cli import render
 from fruitctl.cli.output import out, reporting, run
+from fruitctl.daemon.lifecycle import RuntimeFiles
+from fruitctl.transports.rpc.client import DaemonClient
 
 JsonOption = Annotated[bool, typer.Option("--json", help="Print the exact result as JSON.")]
 
@@ -25,12 +28,21 @@ app = typer.Typer(
 _open: list[bootstrap.App] = []
 
 
-def services(as_json: bool = False) -> bootstrap.App:
+def services(as_json: bool = False, *, daemon: bool = True) -> bootstrap.App:
     """The composition root's app for this command (config or store errors reported here);
-    closed when the command ends (see ``root``), so its call records are written."""
+    closed when the command ends (see ``root``), so its call records are written.
+
+    This is where the CLI picks its path, once for every command: when a daemon answers on the
+    socket, ``App.call`` goes through it; otherwise the same gateway runs in this process on the
+    same files. ``FRUITCTL_IN_PROCESS=1`` forces the latter."""
     with reporting(as_json):
         built = bootstrap.build()
     _open.append(built)
+    if daemon and not os.environ.get("FRUITCTL_IN_PROCESS"):
+        files = RuntimeFiles(built.config.paths.socket_file)
+        remote = DaemonClient.connect(files.socket, files.token)
+        if remote is not None:
+            built.use_daemon(remote)
     return built
 
 
@@ -73,6 +85,8 @@ def demo_command(as_json: JsonOption = False) -> None:
             out.print(f"Added {result['created']} sample reminders in {lists}.")
         else:
             out.print(f"[dim]No sample added: {result['reason']}.[/]")
+        if result.get("events"):
+            out.print(f"Added {result['events']} sample events (fruitctl calendar upcoming).")
 
     run(as_json, lambda: services(as_json).demo.seed(), show)
 
@@ -80,16 +94,38 @@ def demo_command(as_json: JsonOption = False) -> None:
 def _register_subcommands() -> None:
     from fruitctl.cli import governance, mcp, proposals, tools
     from fruitctl.cli.audit import audit_app
+    from fruitctl.cli.calendar import calendar_app, calendars_command
     from fruitctl.cli.reminders import reminders_app
 
     app.add_typer(reminders_app, name="reminders")
+    app.command("calendars")(calendars_command)
+    app.add_typer(calendar_app, name="calendar")
     app.add_typer(proposals.proposals_app, name="proposals")
     app.add_typer(proposals.config_app, name="config")
     app.add_typer(audit_app, name="audit")
+    from fruitctl.cli.auth import auth_app  # HTTP API tokens
+
+    app.add_typer(auth_app, name="auth")
     app.add_typer(tools.tools_app, name="tools")
     app.add_typer(governance.mode_app, name="mode")
     app.command("stats")(governance.stats_command)
     app.command("mcp")(mcp.mcp_command)
+    from fruitctl.cli.sync import sync_command
+
+    app.command("sync")(sync_command)
+    _register_daemon_commands()
+
+
+def _register_daemon_commands() -> None:
+    from fruitctl.cli import aai, server, system
+    from fruitctl.cli.serve import serve_command
+
+    app.command("serve")(serve_command)
+    app.command("ping")(system.ping_command)
+    app.command("info")(system.info_command)
+    app.add_typer(server.server_app, name="server")
+    app.add_typer(server.service_app, name="service")
+    app.add_typer(aai.aai_app, name="aai")
 
 
 _register_subcommands()

@@ -14,8 +14,12 @@ for a timed series, in UTC; ``20260224`` for an all-day one). Its ``id`` is
 
 from __future__ import annotations
 
+import os
+import re
 from datetime import UTC, date, datetime
+from pathlib import Path
 from typing import Annotated, Any
+from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
 from pydantic import BaseModel, BeforeValidator, ConfigDict
 
@@ -25,6 +29,7 @@ from fruitctl.domain.errors import InvalidParams
 CALENDAR_NAME_MAX = 255
 LOCATION_MAX = 1_000
 OCCURRENCE_SEPARATOR = "@"
+_OCCURRENCE_KEY = re.compile(r"^\d{8}(T\d{6}Z)?$")
 
 
 def _wire_moment(value: Any) -> str:
@@ -113,11 +118,14 @@ def parse_occurrence_key(key: str) -> date | datetime:
 
 
 def split_event_id(event_id: str) -> tuple[str, str | None]:
-    """``(seriesId, occurrence)`` for an occurrence id, ``(event_id, None)`` otherwise."""
+    """``(seriesId, occurrence)`` for an occurrence id, ``(event_id, None)`` otherwise.
+
+    Only a suffix that reads as an occurrence key makes an occurrence id: UIDs that come from
+    CalDAV servers often hold an ``@`` themselves (``1234@example.com``) and are plain ids."""
     series, sep, key = event_id.rpartition(OCCURRENCE_SEPARATOR)
-    if not sep or not series:
+    if not sep or not series or not _OCCURRENCE_KEY.match(key):
         return event_id, None
-    parse_occurrence_key(key)
+    parse_occurrence_key(key)  # a well-shaped key naming no real date is an error, not an id
     return series, key
 
 
@@ -133,3 +141,66 @@ def event_sort_key(event: Event) -> tuple[float, str]:
     else:
         moment = datetime(start.year, start.month, start.day).astimezone().timestamp()
     return (moment, event.id)
+
+
+def zone(name: str, field: str = "timezone") -> ZoneInfo:
+    """The IANA zone called ``name``, or ``InvalidParams`` naming ``field``."""
+    try:
+        if not name or name != name.strip() or name.startswith(("/", ".")):
+            raise ValueError(name)
+        return ZoneInfo(name)
+    except (ZoneInfoNotFoundError, ValueError):
+        raise InvalidParams(
+            f"Unknown time zone '{name}' for '{field}'. Use an IANA name like 'Europe/Rome'.",
+            field=field,
+        ) from None
+
+
+def host_timezone() -> str:
+    """The IANA name of the host's zone: ``$TZ`` when it names one, else the target of
+    /etc/localtime; "UTC" when neither tells (a bare container)."""
+    candidates = [os.environ.get("TZ", "").lstrip(":")]
+    try:
+        target = str(Path("/etc/localtime").resolve())
+        candidates.append(target.partition("zoneinfo/")[2])
+    except OSError:
+        pass
+    for name in candidates:
+        try:
+            if name:
+                return zone(name).key
+        except InvalidParams:
+            continue
+    return "UTC"
+
+
+_RRULE_PARTS = frozenset(
+    {
+        "FREQ", "UNTIL", "COUNT", "INTERVAL", "BYSECOND", "BYMINUTE", "BYHOUR", "BYDAY",
+        "BYMONTHDAY", "BYYEARDAY", "BYWEEKNO", "BYMONTH", "BYSETPOS", "WKST",
+    }
+)  # fmt: skip
+_FREQUENCIES = frozenset({"SECONDLY", "MINUTELY", "HOURLY", "DAILY", "WEEKLY", "MONTHLY", "YEARLY"})
+
+
+def check_rrule(text: str, field: str = "recurrence") -> str:
+    """An RRULE value (``FREQ=WEEKLY;BYDAY=FR``, an ``RRULE:`` prefix dropped) in upper case, or
+    ``InvalidParams``: caught when a proposal is filed, not when it is approved. The backend's
+    iCalendar library checks the rule in full when it writes."""
+    rule = text.strip().removeprefix("RRULE:").removeprefix("rrule:").upper()
+    parts = dict(part.partition("=")[::2] for part in rule.split(";") if part)
+    bad = sorted(set(parts) - _RRULE_PARTS)
+    problem = None
+    if not rule or any(not value for value in parts.values()):
+        problem = "every part must be KEY=VALUE"
+    elif bad:
+        problem = f"unknown part '{bad[0]}'"
+    elif parts.get("FREQ") not in _FREQUENCIES:
+        problem = "FREQ must be one of " + ", ".join(sorted(_FREQUENCIES))
+    elif "COUNT" in parts and "UNTIL" in parts:
+        problem = "COUNT and UNTIL cannot both be given"
+    if problem:
+        raise InvalidParams(
+            f"Invalid recurrence '{text}': {problem} (e.g. 'FREQ=WEEKLY;BYDAY=FR').", field=field
+        )
+    return rule

@@ -1,8 +1,9 @@
 """Argument checks: where a call would reach, against the rules of its tool.
 
 Each check raises the canonical error (``PermissionDenied`` for a path, ``ListNotAllowed`` for
-a reminder list) before anything runs, so a denial carries a reason and nothing is touched. The
-file service checks paths again when it opens them; this early check is for a clear refusal.
+a reminder list, ``CalendarNotAllowed`` for a calendar) before anything runs, so a denial
+carries a reason and nothing is touched. The file service checks paths again when it opens
+them; this early check is for a clear refusal.
 """
 
 from __future__ import annotations
@@ -10,7 +11,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 from typing import Any
 
-from fruitctl.domain.errors import ListNotAllowed, NotFound
+from fruitctl.domain.errors import CalendarNotAllowed, ListNotAllowed, NotFound
 from fruitctl.policy.engine import ArgumentCheck
 from fruitctl.policy.governance import ToolRules
 from fruitctl.services.paths import PathRules
@@ -67,6 +68,40 @@ def _named(selector: Any, by_id: dict[str, str]) -> str:
     return str(selector.name)
 
 
+def calendars_check(args: Any, rules: ToolRules, ctx: ToolContext) -> None:
+    """Every calendar an event write touches (where the event is, where it goes) must be
+    allowed - by ``allowlist.calendars`` in the config table when set, else governance.yaml."""
+    chosen = ctx.settings.get("allowlist.calendars")
+    names = chosen if chosen is not None else rules.allowed_calendars
+    if names is None:
+        return
+    allowed = {name.casefold() for name in names}
+    for name in sorted(set(_touched_calendars(args, ctx))):
+        if name.casefold() not in allowed:
+            raise CalendarNotAllowed(
+                f"Writes to calendar '{name}' are not permitted.", calendar=name
+            )
+
+
+def _touched_calendars(args: Any, ctx: ToolContext) -> Iterator[str]:
+    calendars = ctx.calendar.list_calendars()
+    if getattr(args, "id", None) is not None:  # an update or delete: where the event is now
+        yield from _current_calendar(args.id, ctx)
+    elif getattr(args, "calendar", None) is None:  # a create into the default calendar
+        yield next((c["name"] for c in calendars if c["isDefault"]), calendars[0]["name"])
+    wanted = getattr(args, "calendar", None)
+    if wanted is not None:  # a create into, or a move to, a named calendar
+        by_id = {c["id"]: c["name"] for c in calendars}
+        yield by_id.get(wanted, wanted)
+
+
+def _current_calendar(event_id: str, ctx: ToolContext) -> Iterator[str]:
+    try:
+        yield ctx.calendar.get_event({"id": event_id})["calendarName"]
+    except NotFound:
+        return  # the service reports an unknown id itself
+
+
 CHECKS: dict[str, ArgumentCheck] = {
     "read_file": path_check(for_write=False),
     "list_directory": path_check(for_write=False),
@@ -74,4 +109,7 @@ CHECKS: dict[str, ArgumentCheck] = {
     "create_reminders": reminder_lists_check,
     "update_reminders": reminder_lists_check,
     "delete_reminders": reminder_lists_check,
+    "create_event": calendars_check,
+    "update_event": calendars_check,
+    "delete_event": calendars_check,
 }

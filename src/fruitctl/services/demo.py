@@ -1,5 +1,6 @@
 """A believable GTD sample for a new store: lists, contexts as tags, flags, overdue items, and
-both date-only and timed due dates, all relative to today so the sample never goes stale."""
+both date-only and timed due dates; and a week of events (a daily stand-up, a weekly review,
+an all-day trip), all relative to today so the sample never goes stale."""
 
 from __future__ import annotations
 
@@ -7,9 +8,19 @@ from dataclasses import dataclass
 from datetime import date, datetime, time, timedelta
 from typing import Any
 
+from fruitctl.domain.calendar import host_timezone, zone
 from fruitctl.domain.dates import now
 from fruitctl.domain.reminders import PRIORITY_VALUES
-from fruitctl.ports import NewReminder, ReminderQuery, RemindersBackend, ReminderScope
+from fruitctl.ports import (
+    CalendarBackend,
+    CalendarCreation,
+    EventRange,
+    NewEvent,
+    NewReminder,
+    ReminderQuery,
+    RemindersBackend,
+    ReminderScope,
+)
 
 LISTS = ("Inbox", "Work", "Personal", "Errands")
 
@@ -90,12 +101,55 @@ SAMPLE: tuple[
 )
 
 
+CALENDARS = ("Work", "Personal")
+
+# (calendar, title, day from today, start "HH:MM" or None for all-day, minutes or days,
+#  location, notes, RRULE)
+EVENTS: tuple[tuple[str, str, int, str | None, int, str, str, str], ...] = (
+    ("Work", "Team stand-up", 0, "09:30", 15, "", "", "FREQ=WEEKLY;BYDAY=MO,TU,WE,TH,FR"),
+    ("Work", "Design review", -1, "15:00", 60, "Room 3", "", ""),
+    ("Work", "1:1 with Marta", 1, "11:00", 30, "Marta's office", "Q3 report, offsite", ""),
+    (
+        "Work",
+        "Q4 planning",
+        2,
+        "14:00",
+        90,
+        "Big meeting room",
+        "Bring the numbers from the shared sheet, tab 'Q3 final'.",
+        "",
+    ),
+    (
+        "Work",
+        "Weekly review",
+        3,
+        "17:00",
+        60,
+        "",
+        "GTD weekly review: clear the inboxes, review every project, look at the calendar "
+        "two weeks ahead, pick next actions.",
+        "FREQ=WEEKLY",
+    ),
+    ("Personal", "Dentist check-up", 5, "08:00", 45, "Studio Bianchi", "Ask about the x-ray.", ""),
+    ("Personal", "Dinner with Giulia", 3, "20:00", 120, "Trattoria da Enzo", "", ""),
+    ("Personal", "Weekend in the hills", 5, None, 2, "Rifugio Lagazuoi", "Boots, map.", ""),
+    ("Personal", "Giulia's birthday", 6, None, 1, "", "", "FREQ=YEARLY"),
+)
+
+
 @dataclass(frozen=True)
 class DemoService:
     backend: RemindersBackend
+    calendars: CalendarBackend | None = None
 
     def seed(self) -> dict[str, Any]:
-        """Fill an empty store; a store that holds any reminder is left untouched."""
+        """Fill an empty store; reminders and events are each added only where there are
+        none yet, so a store in use is left untouched."""
+        result = self._seed_reminders()
+        result["events"] = self._seed_events()
+        return result
+
+    def _seed_reminders(self) -> dict[str, Any]:
         if self.backend.fetch(ReminderQuery(ReminderScope(None, "all"), limit=1)):
             return {"seeded": False, "reason": "the store already holds reminders", "created": 0}
         lists = {lst.name: lst.id for lst in self.backend.lists()}
@@ -105,6 +159,23 @@ class DemoService:
         today = now().date()
         created = self.backend.create([_draft(row, lists, today) for row in SAMPLE])
         return {"seeded": True, "lists": list(LISTS), "created": len(created)}
+
+    def _seed_events(self) -> int:
+        backend = self.calendars
+        if backend is None:
+            return 0
+        moment = now()
+        year = timedelta(days=366)
+        if backend.events(EventRange(moment - year, moment + year, limit=1)):
+            return 0
+        ids = {c.name: c.id for c in backend.calendars()}
+        default = next(iter(ids.values()))
+        for name in CALENDARS:
+            if name not in ids and isinstance(backend, CalendarCreation):
+                ids[name] = backend.create_calendar(name).id
+        for row in EVENTS:
+            backend.create_event(_event(row, ids.get(row[0], default), moment.date()))
+        return len(EVENTS)
 
 
 def _draft(row: Any, lists: dict[str, str], today: date) -> NewReminder:
@@ -130,3 +201,26 @@ def _due(due: tuple[int, int | None] | None, today: date) -> date | datetime | N
     if hour is None:
         return day  # date-only: stays a date
     return datetime.combine(day, time(hour)).astimezone()
+
+
+def _event(row: Any, calendar_id: str, today: date) -> NewEvent:
+    _, title, days, at, length, location, notes, rule = row
+    day = today + timedelta(days=days)
+    start: date | datetime
+    if at is None:  # all-day: dates, the end exclusive
+        start, end = day, day + timedelta(days=length)
+        tz = None
+    else:
+        tz = host_timezone()
+        start = datetime.combine(day, time.fromisoformat(at), zone(tz))
+        end = start + timedelta(minutes=length)
+    return NewEvent(
+        calendar_id=calendar_id,
+        title=title,
+        start=start,
+        end=end,
+        timezone=tz,
+        location=location or None,
+        notes=notes or None,
+        recurrence=rule or None,
+    )

@@ -9,7 +9,7 @@ failure shapes.
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any, cast
 
@@ -48,6 +48,10 @@ class RemindersService:
     notes_preview_chars: int = 80
     pushdown: bool = True
     """Let a backend that can run JMESPath in its store do so (off only to measure and compare)."""
+    _open_memo: list[Any] = field(default_factory=lambda: [None], compare=False, repr=False)
+    """``(fetched reminders, their open items)`` of the last open view. A backend whose read cache
+    hands back the very same (frozen) reminders - nothing changed since - gets the same items
+    without 200 dicts built again. Items are shared between answers: results are read-only."""
 
     # -- reads ---------------------------------------------------------------------------------
 
@@ -82,7 +86,7 @@ class RemindersService:
                 include_no_due=request.includeNoDueDate,
             )
         )
-        items = [self._open_item(r) for r in found]
+        items = self._open_items(found)
         return {"generatedAt": format_datetime(now()), "items": items, "count": len(items)}
 
     # -- writes --------------------------------------------------------------------------------
@@ -185,13 +189,22 @@ class RemindersService:
             changes["completionDate"] = _completion(item.completed)
         return self.backend.update(item.id, changes)
 
+    def _open_items(self, found: list[Reminder]) -> list[dict[str, Any]]:
+        memo = self._open_memo[0]  # one read of one slot: threads may replace it meanwhile
+        if memo is not None and _same_objects(memo[0], found):
+            return list(memo[1])
+        items = [self._open_item(r) for r in found]
+        self._open_memo[0] = (found, items)  # holding them keeps their identities unique
+        return list(items)
+
     def _open_item(self, r: Reminder) -> dict[str, Any]:
-        wire = r.to_wire()
+        # A reminder holds its dates as canonical wire text already: no to_wire() copy needed
+        # (the open view is the socket's hot read, 200 of these per call).
         return {
             "id": r.id,
             "listName": r.listName,
             "title": r.title,
-            "dueAt": wire["dueDate"],
+            "dueAt": r.dueDate,
             "priority": r.priority,
             "isFlagged": r.isFlagged,
             "tags": list(r.tags),
@@ -218,6 +231,10 @@ _CONVERT: dict[str, tuple[str, Callable[[Any], Any]]] = {
     "url": ("url", lambda v: _url(v)),
 }
 _CLEARABLE = frozenset({"notes", "dueDate", "completedDate", "url"})
+
+
+def _same_objects(old: list[Reminder], new: list[Reminder]) -> bool:
+    return len(old) == len(new) and all(a is b for a, b in zip(old, new, strict=True))
 
 
 def _completed_at(text: str | None) -> datetime | None:

@@ -6,6 +6,7 @@ one ``SELECT`` and never imports Alembic.
 
 from __future__ import annotations
 
+import errno
 import os
 import sqlite3
 from pathlib import Path
@@ -20,7 +21,7 @@ WRITE_OPTION = "fruitctl_write"
 
 MIGRATIONS = Path(__file__).parent / "migrations"
 # The newest revision of each database; tests check these against the migration scripts.
-HEADS: dict[Kind, str] = {"local": "0002_applied_writes", "state": "0002_approvals"}
+HEADS: dict[Kind, str] = {"local": "0004_caldav_mirror", "state": "0002_approvals"}
 
 
 def open_database(path: Path, kind: Kind, *, synchronous: str = "NORMAL") -> Engine:
@@ -60,7 +61,18 @@ def alembic_config(kind: Kind, connection: Any = None) -> Any:
 
 def _create_private(path: Path) -> None:
     path.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
-    fd = os.open(path, os.O_CREAT | os.O_RDWR | os.O_NOFOLLOW, 0o600)
+    # Only ever create: never open and close a database file that exists. POSIX record locks
+    # belong to the process, and closing *any* descriptor of a file drops them all - so a second
+    # engine opened on a file this process already uses would silently strip the first one's
+    # SQLite locks, and its connections would go on reading a stale snapshot (a daemon would
+    # never see another process's writes).
+    try:
+        fd = os.open(path, os.O_CREAT | os.O_EXCL | os.O_RDWR | os.O_NOFOLLOW, 0o600)
+    except FileExistsError:
+        if path.is_symlink():  # as O_NOFOLLOW alone would have refused it
+            message = "a database file must not be a symbolic link"
+            raise OSError(errno.ELOOP, message, str(path)) from None
+        return
     os.close(fd)
 
 

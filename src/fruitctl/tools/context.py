@@ -12,6 +12,7 @@ if TYPE_CHECKING:
     from fruitctl.approvals.config import ConfigStore
     from fruitctl.approvals.engine import Approvals
     from fruitctl.policy.decision import Actor
+    from fruitctl.services.calendar import CalendarService
     from fruitctl.services.files import FileService
     from fruitctl.services.reminders import RemindersService
     from fruitctl.services.system import SystemService
@@ -35,6 +36,11 @@ class ToolContext:
     @cached_property
     def reminders(self) -> RemindersService:
         service: RemindersService = self._factories["reminders"]()
+        return service
+
+    @cached_property
+    def calendar(self) -> CalendarService:
+        service: CalendarService = self._factories["calendar"]()
         return service
 
     @cached_property

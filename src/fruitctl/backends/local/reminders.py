@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 import secrets
 import threading
 import time
@@ -13,10 +12,10 @@ from typing import Any, cast
 from sqlalchemy import ColumnElement, Engine, false, func, select, true
 from sqlalchemy.exc import IntegrityError
 
-from fruitctl.backends.local import rows
+from fruitctl.backends.local import applied, rows
 from fruitctl.backends.local.cache import ReadCache
 from fruitctl.backends.local.pushdown import search
-from fruitctl.backends.local.tables import applied_writes, lists, reminders
+from fruitctl.backends.local.tables import lists, reminders
 from fruitctl.domain.dates import format_datetime, now
 from fruitctl.domain.errors import InvalidParams, NotFound
 from fruitctl.domain.query import Query
@@ -50,24 +49,6 @@ def reminder_ids(count: int) -> list[str]:
         start = max(time.time_ns() // 1000, _last_micros + 1)
         _last_micros = start + count - 1
     return [f"{start + i:013x}{secrets.token_hex(2)}" for i in range(count)]
-
-
-def _replayed(conn: Any, token: str | None) -> dict[str, Any] | None:
-    """What an earlier run of the same proposal recorded for this write, if it happened."""
-    if token is None:
-        return None
-    found = conn.execute(
-        select(applied_writes.c.result).where(applied_writes.c.token == token)
-    ).scalar()
-    return None if found is None else dict(json.loads(found))
-
-
-def _record(conn: Any, token: str | None, result: dict[str, Any]) -> None:
-    # Recorded first inside the write's own transaction: if the write fails, both roll back.
-    if token is not None:
-        conn.execute(
-            applied_writes.insert().values(token=token, at=time.time(), result=json.dumps(result))
-        )
 
 
 def scope_filter(scope: ReminderScope) -> list[ColumnElement[bool]]:
@@ -183,12 +164,12 @@ class LocalReminders:
         ids = reminder_ids(len(items))
         token = next_token()
         with self._writer.begin() as conn:
-            replayed = _replayed(conn, token)
+            replayed = applied.replayed(conn, token)
             if replayed is not None:  # done before, by this same proposal: report, don't redo
                 ids = replayed["ids"]
                 found = {r.id: r for r in self._read(conn, ids)}
                 return [found[rid] for rid in ids if rid in found]
-            _record(conn, token, {"ids": ids})
+            applied.record(conn, token, {"ids": ids})
             self._require_lists(conn, {item.list_id for item in items})
             conn.execute(
                 reminders.insert(),
@@ -216,11 +197,11 @@ class LocalReminders:
             values.update(rows.completion_columns(changes["completionDate"]))
         token = next_token()
         with self._writer.begin() as conn:
-            if _replayed(conn, token) is not None:
+            if applied.replayed(conn, token) is not None:
                 return self._get(conn, reminder_id)
             if "listId" in changes:
                 self._require_lists(conn, {changes["listId"]})
-            _record(conn, token, {"id": reminder_id})
+            applied.record(conn, token, {"id": reminder_id})
             done = conn.execute(
                 reminders.update().where(reminders.c.id == reminder_id).values(**values)
             )
@@ -233,9 +214,9 @@ class LocalReminders:
     def delete(self, reminder_id: str) -> None:
         token = next_token()
         with self._writer.begin() as conn:
-            if _replayed(conn, token) is not None:
+            if applied.replayed(conn, token) is not None:
                 return
-            _record(conn, token, {"id": reminder_id})
+            applied.record(conn, token, {"id": reminder_id})
             done = conn.execute(reminders.delete().where(reminders.c.id == reminder_id))
             if done.rowcount == 0:
                 raise NotFound(f"No reminder found with ID: '{reminder_id}'.")

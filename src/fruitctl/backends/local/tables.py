@@ -62,3 +62,28 @@ applied_writes = Table(
     Column("at", Float, nullable=False),
     Column("result", Text, nullable=False),
 )
+
+calendars = Table(
+    "calendars",
+    metadata,
+    Column("id", Text, primary_key=True),
+    Column("name", Text(collation="NOCASE"), nullable=False),
+    Column("is_default", Boolean, nullable=False),
+    Column("read_only", Boolean, nullable=False),
+    Column("color", Text),
+    Column("position", Integer, nullable=False),
+    Column("created", Text, nullable=False),
+)
+
+events = Table(
+    "events",
+    metadata,
+    Column("uid", Text, primary_key=True),
+    Column("calendar_id", Text, ForeignKey("calendars.id", ondelete="CASCADE"), nullable=False),
+    Column("ics", Text, nullable=False),
+    Column("first_start", Float, nullable=False),
+    Column("last_end", Float),
+    Column("created", Text, nullable=False),
+    Column("modified", Text, nullable=False),
+    Column("remote", Text),
+)

@@ -7,6 +7,13 @@ from fruitctl.tools.model import Tool
 
 def all_tools() -> list[Tool]:
     """Every tool of the catalog, in a stable order (reminders first)."""
-    from fruitctl.tools.catalog import approvals, files, reminders, system, web
+    from fruitctl.tools.catalog import approvals, calendar, files, reminders, system, web
 
-    return [*reminders.TOOLS, *approvals.TOOLS, *files.TOOLS, *system.TOOLS, *web.TOOLS]
+    return [
+        *reminders.TOOLS,
+        *calendar.TOOLS,
+        *approvals.TOOLS,
+        *files.TOOLS,
+        *system.TOOLS,
+        *web.TOOLS,
+    ]
