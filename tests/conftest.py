@@ -27,6 +27,8 @@ def _zone_and_home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[
     time.tzset()
     home = tmp_path / "home"
     monkeypatch.setenv("FRUITCTL_HOME", str(home))
+    # A daemon a test starts serves HTTP on a free port, never on a developer's 8765.
+    monkeypatch.setenv("FRUITCTL_HTTP__PORT", "0")
     for name in (
         "FRUITCTL_REMINDERS__BACKEND",
         "FRUITCTL_REMINDERS__NOTES_PREVIEW_CHARS",

@@ -24,7 +24,7 @@ from typing import Any
 
 import psutil
 
-SERVE = [sys.executable, "-m", "fruitctl", "serve"]
+SERVE = [sys.executable, "-m", "fruitctl", "serve", "--port", "0"]  # any free HTTP port
 FRUITCTL = [sys.executable, "-m", "fruitctl"]
 TESTS_DIR = Path(__file__).parent
 READY_S = 60.0  # a healthy start takes about a second; a loaded machine, more

@@ -12,6 +12,7 @@ import sys
 from collections.abc import Callable, Iterator
 from pathlib import Path
 
+import httpx
 import pytest
 from click.testing import Result
 from socket_daemon import Daemon, Raw, answers, cli, running, seed_demo, short_home
@@ -76,6 +77,11 @@ def test_ping_and_info_answer_from_the_daemon(
     }
     info = json.loads(fruitctl("info", "--json").stdout)
     assert info["daemon"] is True and info["pid"] == daemon.pid
+    # The same process serves the HTTP API, on the free port it was given (--port 0).
+    assert info["httpUrl"].startswith("http://127.0.0.1:")
+    assert not info["httpUrl"].endswith(":0")
+    health = httpx.get(f"{info['httpUrl']}/health", timeout=30)
+    assert health.status_code == 200
     text = fruitctl("info").stdout
     assert f"daemon (pid {daemon.pid})" in text and "reminders access   authorized" in text
 
@@ -239,6 +245,6 @@ def test_every_daemon_command_has_help(command: list[str]) -> None:
     assert result.exit_code == 0 and "Usage:" in result.stdout
 
 
-def test_serve_says_the_http_options_are_reserved() -> None:
+def test_serve_documents_the_http_options() -> None:
     text = runner.invoke(app, ["serve", "--help"]).stdout
-    assert "--host" in text and "--port" in text and "reserved" in text
+    assert "--host" in text and "--port" in text and "8765" in text

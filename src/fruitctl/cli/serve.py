@@ -1,8 +1,7 @@
-"""``fruitctl serve``: the gateway in the foreground, on its Unix socket (JSON-RPC 2.0 and AAI).
-
-``--host``/``--port`` are accepted now for the HTTP API, which is not built yet: nothing listens on
-them, and the banner says so. ``--supervise`` runs the daemon as a child and restarts it after a
-crash (``daemon.supervisor``).
+"""``fruitctl serve``: the gateway in the foreground, on its Unix socket (JSON-RPC 2.0 and AAI)
+and, in the same process, the HTTP API with the approval page (``[http]``, 127.0.0.1:8765 by
+default; ``--port 0`` picks a free port). ``--supervise`` runs the daemon as a child and restarts
+it after a crash (``daemon.supervisor``).
 """
 
 from __future__ import annotations
@@ -12,6 +11,7 @@ import os
 import sys
 import threading
 import time
+from collections.abc import Callable
 from typing import Annotated, Any
 
 import typer
@@ -23,19 +23,22 @@ from fruitctl.daemon import runner
 from fruitctl.daemon.control import serve_command as child_command
 from fruitctl.daemon.lifecycle import AlreadyRunning, RuntimeFiles, UnsafeLocation
 from fruitctl.daemon.supervisor import Backoff, Supervisor
+from fruitctl.transports.http.server import HttpServeError, HttpServer
 
 ALREADY_RUNNING = EXIT_CODES["conflict"]
-HOST = "127.0.0.1"
-PORT = 8765
 STUCK_GRACE_S = 2.0
 
-Host = Annotated[str, typer.Option(help="HTTP API address (reserved: not served yet).")]
-Port = Annotated[int, typer.Option(help="HTTP API port (reserved: not served yet).")]
+Host = Annotated[
+    str | None, typer.Option(help="HTTP API address ([http] host, 127.0.0.1 by default).")
+]
+Port = Annotated[
+    int | None, typer.Option(help="HTTP API port ([http] port, 8765 by default; 0 picks one).")
+]
 
 
 def serve_command(
-    host: Host = HOST,
-    port: Port = PORT,
+    host: Host = None,
+    port: Port = None,
     supervise: Annotated[
         bool, typer.Option("--supervise", help="Restart the daemon when it crashes (backoff).")
     ] = False,
@@ -53,8 +56,12 @@ def serve_command(
         request_timeout=server.request_timeout_seconds,
         max_bytes=server.max_message_bytes,
     )
+    web = HttpServer(app, host, port)
     try:
-        code = runner.serve(gateway, app.status, options, _announce)
+        code = runner.serve(gateway, app.status, options, _announcer(web.warnings), web)
+    except HttpServeError as exc:
+        _error(exc)
+        raise typer.Exit(exc.exit_code) from None
     except AlreadyRunning as exc:
         _error(exc)
         raise typer.Exit(ALREADY_RUNNING) from None
@@ -65,7 +72,7 @@ def serve_command(
     _exit_even_if_stuck(code)
 
 
-def _supervise(host: str, port: int) -> int:
+def _supervise(host: str | None, port: int | None) -> int:
     app = services(False, daemon=False)
     settings = app.config.settings.server
     backoff = Backoff(
@@ -83,24 +90,38 @@ def _supervise(host: str, port: int) -> int:
         sys.stderr.write(json.dumps({"event": event, **fields}) + "\n")
         sys.stderr.flush()
 
-    command = [*child_command(), "--host", host, "--port", str(port)]
+    command = [
+        *child_command(),
+        *(["--host", host] if host is not None else []),
+        *(["--port", str(port)] if port is not None else []),
+    ]
     try:
         return Supervisor(command, backoff, emit).run()
     finally:
         log.close()
 
 
-def _announce(socket: str) -> None:
-    ping = '{"jsonrpc":"2.0","id":1,"method":"system.ping"}'
-    sys.stderr.write(
-        f"fruitctl {__version__} serving on unix:{socket} (pid {os.getpid()})\n"
-        "  fruitctl ping | info | reminders open | calendar upcoming   (use the daemon by itself)\n"
-        f"  echo '{ping}' | nc -U -q1 {socket}\n"
-        f"  socat - UNIX-CONNECT:{socket}   (one JSON-RPC request or AAI envelope per line)\n"
-        "  HTTP API: not served yet (--host/--port are reserved for it)\n"
-        "Stop with Ctrl-C or `fruitctl server stop`.\n"
-    )
-    sys.stderr.flush()
+def _announcer(warnings: list[str]) -> Callable[[str, str | None], None]:
+    def announce(socket: str, http_url: str | None) -> None:
+        ping = '{"jsonrpc":"2.0","id":1,"method":"system.ping"}'
+        web = (
+            f"  HTTP API {http_url} · approval page {http_url}/ui "
+            "(sign in with `fruitctl auth token --scope admin`)\n"
+            if http_url
+            else ""
+        )
+        sys.stderr.write(
+            f"fruitctl {__version__} serving on unix:{socket} (pid {os.getpid()})\n"
+            "  fruitctl ping | info | reminders open | calendar upcoming   (use the daemon)\n"
+            f"  echo '{ping}' | nc -U -q1 {socket}\n"
+            f"  socat - UNIX-CONNECT:{socket}   (one JSON-RPC request or AAI envelope per line)\n"
+            f"{web}"
+            + "".join(f"  warning: {line}\n" for line in warnings)
+            + "Stop with Ctrl-C or `fruitctl server stop`.\n"
+        )
+        sys.stderr.flush()
+
+    return announce
 
 
 def _error(exc: Exception) -> None:

@@ -14,9 +14,9 @@ import signal
 import time
 from collections.abc import Callable
 from contextlib import ExitStack
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import Any
+from typing import Any, Protocol
 
 from fruitctl import __version__
 from fruitctl.daemon.lifecycle import (
@@ -34,6 +34,18 @@ from fruitctl.transports.rpc.methods import SERVICE, build_methods
 from fruitctl.transports.rpc.server import RpcServer, Workers
 
 
+class WebServer(Protocol):
+    """The HTTP API served beside the socket (``transports.http.server.HttpServer``)."""
+
+    def bind(self) -> str: ...
+
+    async def serve(self) -> None: ...
+
+    def stop(self) -> None: ...
+
+    def close(self) -> None: ...
+
+
 @dataclass(frozen=True)
 class ServeOptions:
     files: RuntimeFiles
@@ -46,9 +58,12 @@ def serve(
     gateway: Gateway,
     status: Callable[[], dict[str, Any]],
     options: ServeOptions,
-    announce: Callable[[str], None],
+    announce: Callable[[str, str | None], None],
+    web: WebServer | None = None,
 ) -> int:
-    """Serve until told to stop. ``status`` gives system.info's mode, backends, permissions."""
+    """Serve until told to stop. ``status`` gives system.info's mode, backends, permissions.
+    ``web``, when given, is bound once this instance holds the lock (so a second instance says
+    "already running", not "port in use") and served on the same event loop."""
     files = options.files
     private_dir(files.socket.parent)
     with ExitStack() as cleanup:
@@ -60,8 +75,11 @@ def serve(
         token = secrets.token_hex(32)
         write_private(files.token, token + "\n")
         cleanup.callback(files.token.unlink, missing_ok=True)
+        if web is not None:
+            options = replace(options, http_url=web.bind())
+            cleanup.callback(web.close)
         forget = lambda: remove_if_ours(files.socket, inode)  # noqa: E731
-        asyncio.run(_serve(gateway, status, options, (sock, forget), token, announce))
+        asyncio.run(_serve(gateway, status, options, (sock, forget), token, announce, web))
     return 0
 
 
@@ -71,7 +89,8 @@ async def _serve(
     options: ServeOptions,
     listening: tuple[Any, Callable[[], None]],
     token: str,
-    announce: Callable[[str], None],
+    announce: Callable[[str, str | None], None],
+    web: WebServer | None,
 ) -> None:
     log = gateway.events
     started = time.monotonic()
@@ -89,18 +108,23 @@ async def _serve(
     server = RpcServer(dispatcher, log, max_bytes=options.max_bytes)
     sock, forget_socket = listening
     await server.start(sock)
+    web_task = asyncio.create_task(web.serve()) if web is not None else None
     stop = asyncio.Event()
     loop = asyncio.get_running_loop()
     for signum in (signal.SIGTERM, signal.SIGINT):
         loop.add_signal_handler(signum, stop.set)
     log.info("server_started", socket=str(options.files.socket), pid=os.getpid())
     log.flush()
-    announce(str(options.files.socket))
+    announce(str(options.files.socket), options.http_url)
     await stop.wait()
     in_flight = len(server.in_flight())
     log.info("server_stopping", in_flight=in_flight)
     forget_socket()  # new clients learn "no daemon" at once instead of waiting
+    if web is not None and web_task is not None:
+        web.stop()  # finishes its in-flight requests, alongside the socket's drain
     await server.drain(grace=options.request_timeout)
+    if web_task is not None:
+        await web_task
     workers.close()
     log.info("server_stopped", uptime_ms=int((time.monotonic() - started) * 1000))
     log.flush()

@@ -8,14 +8,19 @@ import threading
 from pathlib import Path
 from typing import Any
 
+import anyio
 import httpx
+import httpx2
 import pytest
+from mcp.client import Client
+from mcp.client.streamable_http import streamable_http_client
 
 from fruitctl import bootstrap
 from fruitctl.policy.decision import Actor
 from fruitctl.transports.http import notify
 from fruitctl.transports.http.server import HttpServeError, HttpServer
 from fruitctl.transports.http.tokens import TokenStore, secrets_dir
+from fruitctl.transports.mcp_http import ensure_token
 from fruitctl.transports.net import is_loopback
 
 AGENT = Actor("agent", "mcp-client")
@@ -139,3 +144,20 @@ def test_a_crafted_summary_is_shown_plainly_in_a_notification() -> None:
     body = notify.message({"summary": "Pay \u202e001\u200b" + "x" * 500, "actor": "a"}, None)
     assert "\u202e" not in body and "[U+202E]" in body and "[U+200B]" in body
     assert len(body.splitlines()[0]) == notify.BODY_MAX
+
+
+async def _mcp_tools(url: str, token: str) -> list[str]:
+    http = httpx2.AsyncClient(headers={"Authorization": f"Bearer {token}"})
+    async with http, Client(streamable_http_client(url, http_client=http)) as client:
+        return [tool.name for tool in (await client.list_tools()).tools]
+
+
+def test_mcp_is_served_at_slash_mcp_beside_the_api(app: bootstrap.App) -> None:
+    server = HttpServer(app, "127.0.0.1", 0)
+    with server.running() as url:
+        names = anyio.run(_mcp_tools, f"{url}/mcp", ensure_token(app))
+        without_token = httpx.post(f"{url}/mcp", json={}, timeout=30)
+        api = httpx.get(f"{url}/health", timeout=30)
+    assert "query_reminders" in names and "calendar_upcoming" in names
+    assert without_token.status_code == 401  # MCP keeps its own guard and token
+    assert api.status_code == 200

@@ -25,8 +25,9 @@ from typing import TYPE_CHECKING
 from urllib.parse import urlsplit
 
 import uvicorn
+from starlette.types import ASGIApp, Receive, Scope, Send
 
-from fruitctl.transports import net
+from fruitctl.transports import mcp_http, net
 from fruitctl.transports.http.app import create_app
 from fruitctl.transports.http.notify import Notifier, ProposalWatcher
 from fruitctl.transports.http.tokens import TokenStore, secrets_dir
@@ -74,6 +75,7 @@ class HttpServer:
         self.warnings: list[str] = []
         self._socket: socket.socket | None = None
         self._server: _Uvicorn | None = None
+        self._mcp: mcp_http.GuardedMcpApp | None = None
 
     def bind(self) -> str:
         """Listen (nothing is served until ``serve``) and return the base URL."""
@@ -84,7 +86,15 @@ class HttpServer:
         public = self.app.config.settings.http.public_url
         self.app.approvals.page_base = public or self.url
         hosts = _allowed_hosts(self.host, port, public)
-        asgi = create_app(self.app, tokens=self.tokens, allowed_hosts=hosts)
+        api = create_app(self.app, tokens=self.tokens, allowed_hosts=hosts)
+        self._mcp = mcp_http.http_app(
+            self.app.gateway,
+            token=mcp_http.ensure_token(self.app),
+            host=self.host,
+            port=port,
+            elicit=self.app.config.settings.approvals.mcp_elicitation,
+        )
+        asgi = _beside_mcp(api, self._mcp)
         config = uvicorn.Config(
             asgi,
             log_config=None,  # leave the host process's logging alone
@@ -101,11 +111,12 @@ class HttpServer:
 
     async def serve(self) -> None:
         """Serve until ``stop()``; call ``bind()`` first."""
-        if self._server is None or self._socket is None:
+        if self._server is None or self._socket is None or self._mcp is None:
             raise RuntimeError("bind() first")
         watcher = asyncio.create_task(self._watch())
         try:
-            await self._server.serve(sockets=[self._socket])
+            async with self._mcp.running():  # MCP's session manager (no lifespan events here)
+                await self._server.serve(sockets=[self._socket])
         finally:
             watcher.cancel()
             with contextlib.suppress(asyncio.CancelledError):
@@ -170,6 +181,20 @@ class HttpServer:
         while True:
             await asyncio.sleep(WATCH_SECONDS)
             await asyncio.to_thread(watcher.poll)
+
+
+def _beside_mcp(api: ASGIApp, mcp: ASGIApp) -> ASGIApp:
+    """One ASGI app: MCP over streamable HTTP at ``/mcp`` (its own guard and bearer token, as with
+    ``fruitctl mcp --http``), everything else the API and the approval page."""
+
+    async def route(scope: Scope, receive: Receive, send: Send) -> None:
+        path = scope.get("path", "")
+        if path == mcp_http.MCP_PATH or path.startswith(mcp_http.MCP_PATH + "/"):
+            await mcp(scope, receive, send)
+        else:
+            await api(scope, receive, send)
+
+    return route
 
 
 def listen(host: str, port: int) -> socket.socket:
