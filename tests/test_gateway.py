@@ -53,6 +53,12 @@ def crash(args: Nothing, ctx: ToolContext) -> None:
     raise RuntimeError("secret internals at /home/someone/.ssh")
 
 
+@tool(category="read_only", risk="low", title="Where")
+def where(args: Nothing, ctx: ToolContext) -> str:
+    """The name of the thread the tool runs on."""
+    return threading.current_thread().name
+
+
 @pytest.fixture
 def app(home: Path) -> Iterator[bootstrap.App]:
     built = bootstrap.build()
@@ -70,7 +76,7 @@ def custom(home: Path, log_stream: io.StringIO) -> Iterator[Gateway]:
     """A gateway over two test tools plus the reminder tools, logging into a string."""
     config = load()
     app = bootstrap.build(config)
-    extra: list[Tool] = [nap, crash]
+    extra: list[Tool] = [nap, crash, where]
     catalog = [*extra, *app.gateway.registry]
     rules = governance.load(config.paths, [t.definition for t in catalog])
     engine = open_database(config.paths.state_db, "state")
@@ -261,3 +267,16 @@ def test_paths_outside_the_roots_are_denied_before_running(app: bootstrap.App, h
     assert outside.error_code == "permission_denied"
     secret = app.gateway.invoke("read_file", {"path": str(home / "state.db")}, AGENT)
     assert secret.error_code == "permission_denied"
+
+
+def test_an_inline_read_runs_on_the_callers_thread_and_others_on_the_pool(
+    custom: Gateway, app: bootstrap.App
+) -> None:
+    here = threading.current_thread().name
+    assert custom.invoke("where", {}, AGENT, inline=True).output == here
+    assert custom.invoke("where", {}, AGENT).output.startswith("fruitctl-tool")
+    # A write never runs inline: it still goes through approvals (here: a proposal).
+    proposed = app.gateway.invoke(
+        "create_reminders", {"reminders": [{"title": "x"}]}, AGENT, inline=True
+    )
+    assert proposed.output["status"] == "pending"

@@ -73,7 +73,14 @@ class Gateway:
         *,
         trace_id: str | None = None,
         idempotency_key: str | None = None,
+        inline: bool = False,
     ) -> ToolResult:
+        """Run one call through lookup, validation, policy and execution; failures are results.
+
+        ``inline``: the caller is on a thread of its own that it abandons at a deadline it
+        enforces (the socket's per-request timeout). A plain in-process read then runs right
+        here instead of hopping to the tool pool, the hop being most of what a fast read costs;
+        writes and sandboxed tools always take the pool and their own timeout."""
         call = _Call(name, actor, trace_id or new_trace_id(), new_span_id(), time.perf_counter())
         tool = self.registry.get(name)
         if tool is None:
@@ -88,7 +95,7 @@ class Gateway:
             return self._proposed(call, tool, parsed, idempotency_key)
         if decision.verdict != "allow":
             return self._blocked(call, decision)
-        return self._execute(call, tool, parsed, idempotency_key)
+        return self._execute(call, tool, parsed, idempotency_key, inline)
 
     @property
     def events(self) -> EventLog:
@@ -118,10 +125,14 @@ class Gateway:
             future.cancel()
             raise Timeout(f"{tool.name} did not finish within {timeout:g} s.") from None
 
-    def _perform(self, tool: Tool, args: BaseModel, actor: Actor, key: str | None) -> Any:
+    def _perform(
+        self, tool: Tool, args: BaseModel, actor: Actor, key: str | None, inline: bool
+    ) -> Any:
         writes = tool.definition.category in WRITE_CATEGORIES
         if writes and self.approvals is not None:  # exactly-once, audited, undoable
             return self.approvals.execute_direct(tool, args, actor, key)
+        if inline and tool.child is None and tool.definition.category == "read_only":
+            return tool.function(args, self.context)
         return self.run_tool(tool, args)
 
     def _proposed(self, call: _Call, tool: Tool, args: BaseModel, key: str | None) -> ToolResult:
@@ -147,11 +158,13 @@ class Gateway:
             metadata={"pending": True},
         )
 
-    def _execute(self, call: _Call, tool: Tool, args: BaseModel, key: str | None) -> ToolResult:
+    def _execute(
+        self, call: _Call, tool: Tool, args: BaseModel, key: str | None, inline: bool = False
+    ) -> ToolResult:
         self._log.info("tool_call_started", **self._fields(call), arguments=args)
         token = current_actor.set(call.actor)
         try:
-            output = self._perform(tool, args, call.actor, key)
+            output = self._perform(tool, args, call.actor, key, inline)
         except FruitctlError as exc:
             return self._failed(call, exc, "failed")
         except Exception as exc:  # a bug in a tool: report it, never its traceback

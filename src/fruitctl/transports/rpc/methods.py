@@ -77,7 +77,8 @@ def alias_of(tool: Tool) -> str:
 
 def invoke(gateway: Gateway, name: str, args: Any, actor: Actor, key: str | None = None) -> Any:
     """The tool's output, or its failure raised as the domain error it was."""
-    result = gateway.invoke(name, args, actor, idempotency_key=key)
+    # inline: this runs on the socket's worker thread, under the per-request timeout.
+    result = gateway.invoke(name, args, actor, idempotency_key=key, inline=True)
     if result.success:
         return result.output
     raise from_code(result.error_code, result.error or "The call failed.", **result.error_details)
