@@ -1,68 +1,78 @@
-"""Backends for the calendar contract suite (``test_calendar_backend.py``).
+"""The backends the contract suites run against (``test_reminders_backend.py``,
+``test_calendar_backend.py``), one pytest param each.
 
-A backend joins by adding a factory to ``CALENDAR_FACTORIES``: it takes the test's private
-home and the pytest request (to pull fixtures such as a running server) and returns the
-backend and a function that releases it. For CalDAV, for instance::
-
-    def _caldav(home, request):
-        account = request.getfixturevalue("caldav_account")
-        engine = open_database(home / "caldav-cache.db", "local")
-        backend = caldav.calendars(settings_for(account), engine)
-        return backend, lambda: (backend.close(), engine.dispose())
-
-    CALENDAR_FACTORIES["caldav"] = _caldav
-
-Every test that takes the ``calendar_backend`` fixture then runs once per factory.
+A backend joins by adding an opener to ``REMINDERS`` or ``CALENDARS``: it takes the test's
+private home and the pytest request (to pull fixtures such as a running server) and returns the
+backend and a function that releases it. Every test taking ``backend`` / ``calendar_backend``
+then runs once per opener.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable, Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
+from sqlalchemy import Engine
 
 from fruitctl.backends import caldav
-from fruitctl.backends.local import LocalCalendars
-from fruitctl.ports import CalendarBackend
+from fruitctl.backends.local import LocalCalendars, LocalReminders
+from fruitctl.ports import CalendarBackend, RemindersBackend
 from fruitctl.store import open_database
 
-CalendarFactory = Callable[
-    [Path, pytest.FixtureRequest], tuple[CalendarBackend, Callable[[], None]]
-]
+Opened = tuple[Any, Callable[[], None]]
+Opener = Callable[[Path, pytest.FixtureRequest], Opened]
 
 
-def _local(home: Path, _: pytest.FixtureRequest) -> tuple[CalendarBackend, Callable[[], None]]:
-    engine = open_database(home / "local.db", "local")
-    return LocalCalendars(engine), engine.dispose
+def _local(make: Callable[[Engine], Any]) -> Opener:
+    def open_local(home: Path, _: pytest.FixtureRequest) -> Opened:
+        engine = open_database(home / "local.db", "local")
+        return make(engine), engine.dispose
+
+    return open_local
 
 
-def _caldav(
-    home: Path, request: pytest.FixtureRequest
-) -> tuple[CalendarBackend, Callable[[], None]]:
-    # A fresh account on the session's real Radicale; every read syncs first (staleness 0).
-    account = request.getfixturevalue("caldav_account")
-    engine = open_database(home / "caldav-cache.db", "local")
-    settings = caldav.Settings(
-        account.home, account.username, account.password, staleness_seconds=0
-    )
-    backend = caldav.calendars(settings, engine)
+def _caldav(make: Callable[[caldav.Settings, Engine], Any]) -> Opener:
+    def open_caldav(home: Path, request: pytest.FixtureRequest) -> Opened:
+        # A fresh account on the session's real Radicale; a staleness of 0 makes every read
+        # sync first, so the suites check what the server holds, not only what the mirror was
+        # told.
+        account = request.getfixturevalue("caldav_account")
+        engine = open_database(home / "caldav-cache.db", "local")
+        settings = caldav.Settings(
+            account.home, account.username, account.password, staleness_seconds=0
+        )
+        backend = make(settings, engine)
 
-    def close() -> None:
-        backend.close()
-        engine.dispose()
+        def close() -> None:
+            backend.close()
+            engine.dispose()
 
-    return backend, close
+        return backend, close
+
+    return open_caldav
 
 
-CALENDAR_FACTORIES: dict[str, CalendarFactory] = {
-    "local": _local,
-    "caldav": _caldav,
+REMINDERS: dict[str, Opener] = {
+    "local": _local(LocalReminders),
+    "caldav": _caldav(caldav.reminders),
+}
+CALENDARS: dict[str, Opener] = {
+    "local": _local(LocalCalendars),
+    "caldav": _caldav(caldav.calendars),
 }
 
 
-@pytest.fixture(params=sorted(CALENDAR_FACTORIES))
+@pytest.fixture(params=sorted(REMINDERS))
+def backend(request: pytest.FixtureRequest, home: Path) -> Iterator[RemindersBackend]:
+    instance, close = REMINDERS[request.param](home, request)
+    yield instance
+    close()
+
+
+@pytest.fixture(params=sorted(CALENDARS))
 def calendar_backend(request: pytest.FixtureRequest, home: Path) -> Iterator[CalendarBackend]:
-    instance, close = CALENDAR_FACTORIES[request.param](home, request)
+    instance, close = CALENDARS[request.param](home, request)
     yield instance
     close()

@@ -1,5 +1,5 @@
 """The contract every ``CalendarBackend`` (``fruitctl.ports``) keeps, run against each backend
-of ``conftest.CALENDAR_FACTORIES``: calendars, single and all-day events, ranges, recurrence
+of ``conftest.CALENDARS``: calendars, single and all-day events, ranges, recurrence
 (DST, EXDATE, moved and retitled occurrences, all-day series, a series moved as a whole), and
 times that keep their own zone whatever the host's."""
 

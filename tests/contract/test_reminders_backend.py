@@ -1,20 +1,16 @@
 """The contract every ``RemindersBackend`` (``fruitctl.ports``) keeps, run against each backend.
 
-A backend joins the suite by adding a factory to ``FACTORIES``: it takes the test's private home
-and returns the backend and a function that releases it.
+The ``backend`` fixture (``conftest.py``) runs each test once per backend; a backend joins by
+adding an opener to ``conftest.REMINDERS``.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator
 from datetime import UTC, date, datetime, timedelta, timezone
-from pathlib import Path
 from typing import Any, get_args
 
 import pytest
 
-from fruitctl.backends import caldav
-from fruitctl.backends.local import LocalReminders
 from fruitctl.domain.errors import InvalidParams, NotFound
 from fruitctl.domain.reminders import SORT_TERMS, Reminder, Status, sort_reminders
 from fruitctl.ports import (
@@ -26,50 +22,10 @@ from fruitctl.ports import (
     RemindersBackend,
     ReminderScope,
 )
-from fruitctl.store import open_database
-
-Factory = Callable[[Path, pytest.FixtureRequest], tuple[RemindersBackend, Callable[[], None]]]
 
 ROME = timezone(timedelta(hours=1))
 NEW_YORK = timezone(timedelta(hours=-5))
 EVERYTHING = ReminderScope(None, "all")
-
-
-def _local(home: Path, _: pytest.FixtureRequest) -> tuple[RemindersBackend, Callable[[], None]]:
-    engine = open_database(home / "local.db", "local")
-    return LocalReminders(engine), engine.dispose
-
-
-def _caldav(
-    home: Path, request: pytest.FixtureRequest
-) -> tuple[RemindersBackend, Callable[[], None]]:
-    # A fresh account on the session's real Radicale; a staleness of 0 makes every read sync
-    # first, so the suite checks what the server holds, not only what the mirror was told.
-    account = request.getfixturevalue("caldav_account")
-    engine = open_database(home / "caldav-cache.db", "local")
-    settings = caldav.Settings(
-        account.home, account.username, account.password, staleness_seconds=0
-    )
-    backend = caldav.reminders(settings, engine)
-
-    def close() -> None:
-        backend.close()
-        engine.dispose()
-
-    return backend, close
-
-
-FACTORIES: dict[str, Factory] = {
-    "local": _local,
-    "caldav": _caldav,
-}
-
-
-@pytest.fixture(params=sorted(FACTORIES))
-def backend(request: pytest.FixtureRequest, home: Path) -> Iterator[RemindersBackend]:
-    instance, close = FACTORIES[request.param](home, request)
-    yield instance
-    close()
 
 
 def _default_id(backend: RemindersBackend) -> str:
