@@ -12,21 +12,15 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from gateways import gateway_with
 from pydantic import Field
 from searx_server import running_searx
 
-from fruitctl import bootstrap, telemetry
-from fruitctl.config import load
+from fruitctl import bootstrap
 from fruitctl.gateway import Gateway
-from fruitctl.policy import governance
 from fruitctl.policy.decision import Actor
-from fruitctl.policy.engine import Policy
-from fruitctl.policy.modes import ModeStore
-from fruitctl.policy.targets import CHECKS
-from fruitctl.store import open_database
 from fruitctl.tools.context import ToolContext
-from fruitctl.tools.model import Tool, ToolInput, tool
-from fruitctl.tools.registry import ToolRegistry
+from fruitctl.tools.model import ToolInput, tool
 
 AGENT = Actor("agent", "test-agent")
 HUMAN = Actor("human", "tester")
@@ -73,28 +67,9 @@ def log_stream() -> io.StringIO:
 
 @pytest.fixture
 def custom(home: Path, log_stream: io.StringIO) -> Iterator[Gateway]:
-    """A gateway over two test tools plus the reminder tools, logging into a string."""
-    config = load()
-    app = bootstrap.build(config)
-    extra: list[Tool] = [nap, crash, where]
-    catalog = [*extra, *app.gateway.registry]
-    rules = governance.load(config.paths, [t.definition for t in catalog])
-    engine = open_database(config.paths.state_db, "state")
-    recorder = telemetry.CallRecorder(engine)
-    modes = ModeStore(engine)
-    gateway = Gateway(
-        ToolRegistry(catalog),
-        Policy(rules, modes, recorder, CHECKS),
-        app.gateway.context,
-        telemetry.configure_logging(None, stream=log_stream),
-        recorder,
-        lambda *_: None,  # no sandboxed test tools
-    )
-    yield gateway
-    gateway.close()
-    modes.close()
-    app.close()
-    engine.dispose()
+    """A gateway over three test tools plus the catalog, logging into a string."""
+    with gateway_with([nap, crash, where], log_stream) as gateway:
+        yield gateway
 
 
 def events(gateway: Gateway, stream: io.StringIO) -> list[dict[str, Any]]:

@@ -125,13 +125,19 @@ class Gateway:
             future.cancel()
             raise Timeout(f"{tool.name} did not finish within {timeout:g} s.") from None
 
+    @staticmethod
+    def runs_inline(tool: Tool) -> bool:
+        """Whether ``invoke(..., inline=True)`` runs this tool on the caller's thread: plain
+        in-process reads do; writes and sandboxed tools take the pool and their own timeout."""
+        return tool.child is None and tool.definition.category == "read_only"
+
     def _perform(
         self, tool: Tool, args: BaseModel, actor: Actor, key: str | None, inline: bool
     ) -> Any:
         writes = tool.definition.category in WRITE_CATEGORIES
         if writes and self.approvals is not None:  # exactly-once, audited, undoable
             return self.approvals.execute_direct(tool, args, actor, key)
-        if inline and tool.child is None and tool.definition.category == "read_only":
+        if inline and self.runs_inline(tool):
             return tool.function(args, self.context)
         return self.run_tool(tool, args)
 

@@ -3,19 +3,26 @@ seed 002's testing checklist, errors as isError with the seed's messages, approv
 
 from __future__ import annotations
 
+import io
 import json
 import os
+import time
 from collections.abc import Awaitable, Callable, Iterator
 from pathlib import Path
 from typing import Any
 
 import anyio
 import pytest
+from gateways import gateway_with
 from mcp.client import Client
 from mcp.shared.exceptions import MCPError
+from pydantic import Field
 
 from fruitctl import bootstrap
+from fruitctl.gateway import Gateway
 from fruitctl.policy.decision import Actor
+from fruitctl.tools.context import ToolContext
+from fruitctl.tools.model import ToolInput, tool
 from fruitctl.transports.mcp import build_server
 
 SNAPSHOT = Path(__file__).parent / "snapshots" / "mcp_tools.json"
@@ -26,9 +33,9 @@ DIRECT_WRITES = """tools:
 """
 
 
-def run(app: bootstrap.App, work: Callable[[Client], Awaitable[Any]]) -> Any:
+def run(gateway: Gateway, work: Callable[[Client], Awaitable[Any]]) -> Any:
     async def main() -> Any:
-        async with Client(build_server(app.gateway)) as client:
+        async with Client(build_server(gateway)) as client:
             return await work(client)
 
     return anyio.run(main)
@@ -41,7 +48,7 @@ class Mcp:
         self.app = app
 
     def raw(self, name: str, args: dict[str, Any] | None = None) -> Any:
-        return run(self.app, lambda c: c.call_tool(name, args or {}))
+        return run(self.app.gateway, lambda c: c.call_tool(name, args or {}))
 
     def __call__(self, name: str, args: dict[str, Any] | None = None) -> Any:
         result = self.raw(name, args)
@@ -76,7 +83,7 @@ def direct(home: Path) -> Iterator[Mcp]:
 
 
 def _listing(app: bootstrap.App) -> list[dict[str, Any]]:
-    tools = run(app, lambda c: c.list_tools()).tools
+    tools = run(app.gateway, lambda c: c.list_tools()).tools
     return [t.model_dump(by_alias=True, exclude_none=True) for t in tools]
 
 
@@ -93,11 +100,11 @@ def test_tools_list_is_pinned_by_a_snapshot(app: bootstrap.App) -> None:
 def test_every_tool_is_listed_with_annotations(app: bootstrap.App) -> None:
     listing = {t["name"]: t for t in _listing(app)}
     assert set(listing) == set(app.gateway.registry.names())
-    for tool in listing.values():
-        assert tool["title"] and tool["description"]
-        assert tool["inputSchema"]["additionalProperties"] is False
+    for listed in listing.values():
+        assert listed["title"] and listed["description"]
+        assert listed["inputSchema"]["additionalProperties"] is False
         assert {"readOnlyHint", "destructiveHint", "idempotentHint", "openWorldHint"} <= set(
-            tool["annotations"]
+            listed["annotations"]
         )
     assert listing["query_reminders"]["annotations"]["readOnlyHint"] is True
     assert listing["delete_reminders"]["annotations"]["destructiveHint"] is True
@@ -126,7 +133,29 @@ def test_unknown_tools_are_protocol_errors(app: bootstrap.App) -> None:
             return str(exc)
         return None
 
-    assert run(app, attempt) == "Unknown tool 'nope'."
+    assert run(app.gateway, attempt) == "Unknown tool 'nope'."
+
+
+class Pause(ToolInput):
+    seconds: float = Field(0, description="How long to wait.")
+
+
+@tool(category="read_only", risk="low", title="Pause", timeout=0.3)
+def pause(args: Pause, ctx: ToolContext) -> dict[str, Any]:
+    """Wait, then answer (a read that can outlive its deadline)."""
+    time.sleep(args.seconds)
+    return {"paused": args.seconds}
+
+
+def test_a_read_past_its_deadline_is_a_tool_error_and_the_server_goes_on(home: Path) -> None:
+    async def twice(client: Client) -> tuple[Any, Any]:
+        slow = await client.call_tool("pause", {"seconds": 1.0})
+        return slow, await client.call_tool("pause", {"seconds": 0})
+
+    with gateway_with([pause], io.StringIO()) as gateway:
+        slow, quick = run(gateway, twice)
+    assert slow.is_error and slow.content[0].text == "pause did not finish within 0.3 s."
+    assert quick.structured_content == {"paused": 0}
 
 
 # -- approvals inside MCP -------------------------------------------------------------------

@@ -7,11 +7,9 @@ from __future__ import annotations
 
 import json
 import os
-import select
 import signal
 import subprocess
 import sys
-import time
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -23,12 +21,12 @@ import pytest
 from mcp.client import Client
 from mcp.client.stdio import StdioServerParameters, stdio_client
 from mcp.shared.exceptions import MCPError
+from pipe_wire import READ_TIMEOUT_S, Wire, jsonrpc
 
 from fruitctl.tools.catalog import all_tools
 
 SERVER = [sys.executable, "-m", "fruitctl", "mcp"]
 SESSION_TIMEOUT_S = 60.0  # a whole session; ~2 s when healthy
-READ_TIMEOUT_S = 30.0  # one reply on the raw pipe
 EXIT_TIMEOUT_S = 15.0  # from stdin closed to the process gone
 HINT = "Hint: Use '==' for equality, not '='."
 PROPOSED = {"reminders": [{"title": "proposed by an agent"}]}
@@ -152,54 +150,6 @@ def test_the_server_logs_nothing_to_stderr(transcript: Transcript) -> None:
 
 
 # -- the raw pipe ------------------------------------------------------------------------------
-
-
-class Wire:
-    """Newline-delimited JSON-RPC to a child process, read with a timeout (no reader thread)."""
-
-    def __init__(self, proc: subprocess.Popen[bytes]) -> None:
-        assert proc.stdin is not None and proc.stdout is not None
-        self.proc, self.stdin, self.fd = proc, proc.stdin, proc.stdout.fileno()
-        self.buffer = b""
-
-    def send(self, message: dict[str, Any]) -> None:
-        self.stdin.write(json.dumps(message).encode() + b"\n")
-        self.stdin.flush()
-
-    def line(self, timeout: float = READ_TIMEOUT_S) -> bytes | None:
-        """The next stdout line, or None at end of file."""
-        deadline = time.monotonic() + timeout
-        while b"\n" not in self.buffer:
-            left = deadline - time.monotonic()
-            if left <= 0 or not select.select([self.fd], [], [], left)[0]:
-                raise TimeoutError(f"no line from the server within {timeout}s")
-            chunk = os.read(self.fd, 65536)
-            if not chunk:
-                rest, self.buffer = self.buffer, b""
-                return rest or None
-            self.buffer += chunk
-        line, _, self.buffer = self.buffer.partition(b"\n")
-        return line
-
-    def replies(self, ids: set[int]) -> dict[int, dict[str, Any]]:
-        """Read until every id in ``ids`` is answered; every line must be JSON-RPC."""
-        found: dict[int, dict[str, Any]] = {}
-        while not ids <= found.keys():
-            line = self.line()
-            assert line is not None, "the server closed stdout before answering"
-            message = jsonrpc(line)
-            if "id" in message:
-                found[message["id"]] = message
-        return found
-
-
-def jsonrpc(line: bytes) -> dict[str, Any]:
-    message = json.loads(line)
-    assert isinstance(message, dict) and message.get("jsonrpc") == "2.0", line
-    assert "method" in message or (
-        "id" in message and ("result" in message) != ("error" in message)
-    )
-    return message
 
 
 @pytest.fixture

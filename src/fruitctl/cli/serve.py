@@ -23,7 +23,6 @@ from fruitctl.daemon import runner
 from fruitctl.daemon.control import serve_command as child_command
 from fruitctl.daemon.lifecycle import AlreadyRunning, RuntimeFiles, UnsafeLocation
 from fruitctl.daemon.supervisor import Backoff, Supervisor
-from fruitctl.transports.http.server import HttpServeError, HttpServer
 
 ALREADY_RUNNING = EXIT_CODES["conflict"]
 STUCK_GRACE_S = 2.0
@@ -56,6 +55,10 @@ def serve_command(
         request_timeout=server.request_timeout_seconds,
         max_bytes=server.max_message_bytes,
     )
+    # Imported here, not at the top: every other command (and `fruitctl mcp`'s start-up)
+    # would otherwise pay for FastAPI and uvicorn on each run.
+    from fruitctl.transports.http.server import HttpServeError, HttpServer
+
     web = HttpServer(app, host, port)
     try:
         code = runner.serve(gateway, app.status, options, _announcer(web.warnings), web)

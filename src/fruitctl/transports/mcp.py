@@ -14,6 +14,7 @@ from typing import Any
 
 import anyio
 import mcp_types as types
+import orjson
 from mcp.server.context import ServerRequestContext
 from mcp.server.lowlevel import Server
 from mcp.shared.exceptions import MCPError, NoBackChannelError
@@ -42,26 +43,36 @@ def build_server(gateway: Any, *, elicit: bool = False) -> Server[Any]:
 
     async def call_tool(
         ctx: ServerRequestContext[Any], params: types.CallToolRequestParams
-    ) -> types.CallToolResult:
-        if gateway.registry.get(params.name) is None:  # a protocol error, not a tool result
+    ) -> dict[str, Any]:
+        tool = gateway.registry.get(params.name)
+        if tool is None:  # a protocol error, not a tool result
             raise MCPError(METHOD_NOT_FOUND, f"Unknown tool '{params.name}'.")
         actor = Actor("agent", f"mcp:{_client_name(ctx)}")
-        result = await anyio.to_thread.run_sync(
-            lambda: gateway.invoke(params.name, params.arguments or {}, actor)
-        )
+        arguments = params.arguments or {}
+        if gateway.runs_inline(tool):
+            # One thread hop instead of two: the read runs on this worker thread, and the
+            # worker is abandoned at the tool's deadline (or when the client cancels).
+            timeout = tool.definition.timeout_seconds
+            with anyio.move_on_after(timeout):
+                result = await anyio.to_thread.run_sync(
+                    lambda: gateway.invoke(tool.name, arguments, actor, inline=True),
+                    abandon_on_cancel=True,
+                )
+                return render(result)
+            return _failure(f"{tool.name} did not finish within {timeout:g} s.")
+        result = await anyio.to_thread.run_sync(lambda: gateway.invoke(tool.name, arguments, actor))
         if elicit and result.metadata.get("pending") and gateway.approvals is not None:
             decided = await _ask_the_person(ctx, gateway.approvals, result.output)
             if decided is not None:
                 result = result.model_copy(update={"output": decided})
         return render(result)
 
-    return Server(
-        "fruitctl",
-        version=__version__,
-        instructions=INSTRUCTIONS,
-        on_list_tools=list_tools,
-        on_call_tool=call_tool,
+    server: Server[Any] = Server(
+        "fruitctl", version=__version__, instructions=INSTRUCTIONS, on_list_tools=list_tools
     )
+    # Registered by method so the handler can answer in wire form (see ``render``).
+    server.add_request_handler("tools/call", types.CallToolRequestParams, call_tool)
+    return server
 
 
 def describe(definition: ToolDefinition) -> types.Tool:
@@ -81,17 +92,36 @@ def describe(definition: ToolDefinition) -> types.Tool:
     )
 
 
-def render(result: ToolResult) -> types.CallToolResult:
+def render(result: ToolResult) -> dict[str, Any]:
+    """A ``tools/call`` result in wire form: exactly what a ``CallToolResult`` dumps to, built
+    without the model because the SDK validates every result against the protocol version
+    anyway - answering with the model would walk a 40 KB answer once more on each call."""
     if not result.success:
-        return types.CallToolResult(
-            content=[types.TextContent(text=result.error or "The call failed.")],
-            is_error=True,
-        )
-    text = json.dumps(result.output, ensure_ascii=False)
+        return _failure(result.error or "The call failed.")
     structured = result.output if isinstance(result.output, dict) else {"result": result.output}
-    return types.CallToolResult(
-        content=[types.TextContent(text=text)], structured_content=structured
-    )
+    return {
+        "content": [{"type": "text", "text": _json_text(result.output)}],
+        "structuredContent": structured,
+        "isError": False,
+        "resultType": "complete",
+    }
+
+
+def _failure(message: str) -> dict[str, Any]:
+    return {
+        "content": [{"type": "text", "text": message}],
+        "isError": True,
+        "resultType": "complete",
+    }
+
+
+def _json_text(output: Any) -> str:
+    """Compact JSON; orjson writes a 20 KB answer in a tenth of the stdlib's time, and whatever
+    it refuses (a non-string key, a huge int) goes through the stdlib."""
+    try:
+        return orjson.dumps(output).decode()
+    except TypeError:  # orjson.JSONEncodeError
+        return json.dumps(output, ensure_ascii=False, separators=(",", ":"))
 
 
 APPROVAL_FORM: dict[str, Any] = {
@@ -146,8 +176,8 @@ def _client_name(ctx: ServerRequestContext[Any]) -> str:
 
 async def serve_stdio(gateway: Any, elicit: bool = False) -> None:
     """Serve MCP on stdin/stdout; nothing but protocol messages ever reaches stdout."""
-    from mcp.server.stdio import stdio_server
+    from fruitctl.transports.stdio_pipes import stdio_streams
 
     server = build_server(gateway, elicit=elicit)
-    async with stdio_server() as (read_stream, write_stream):
+    async with stdio_streams() as (read_stream, write_stream):
         await server.run(read_stream, write_stream, server.create_initialization_options())
