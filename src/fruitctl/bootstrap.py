@@ -282,7 +282,7 @@ def calendar_backend_factory(config: Config) -> Callable[[Config], Any]:
 
 
 def _local_calendars(config: Config) -> CalendarBackend:
-    from fruitctl.backends.local import LocalCalendars
+    from fruitctl.backends.local.calendars import LocalCalendars
 
     return LocalCalendars(open_database(config.paths.local_db, "local"))
 

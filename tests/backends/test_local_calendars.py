@@ -14,7 +14,7 @@ import pytest
 from sqlalchemy import Engine, text
 
 from fruitctl.backends.ical_events import BrokenObject
-from fruitctl.backends.local import LocalCalendars
+from fruitctl.backends.local.calendars import LocalCalendars
 from fruitctl.domain.errors import InvalidParams, NotFound, PermissionDenied
 from fruitctl.domain.writes import writing
 from fruitctl.ports import EventRange, NewEvent

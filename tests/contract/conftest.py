@@ -17,7 +17,8 @@ import pytest
 from sqlalchemy import Engine
 
 from fruitctl.backends import caldav
-from fruitctl.backends.local import LocalCalendars, LocalReminders
+from fruitctl.backends.local import LocalReminders
+from fruitctl.backends.local.calendars import LocalCalendars
 from fruitctl.ports import CalendarBackend, RemindersBackend
 from fruitctl.store import open_database
 

@@ -12,7 +12,7 @@ from zoneinfo import ZoneInfo
 
 import pytest
 
-from fruitctl.backends.local import LocalCalendars
+from fruitctl.backends.local.calendars import LocalCalendars
 from fruitctl.domain.errors import InvalidParams, NotFound
 from fruitctl.services.calendar import CalendarService
 from fruitctl.store import open_database

@@ -26,7 +26,6 @@ from collections.abc import Callable
 from datetime import datetime
 from typing import Any
 
-import psutil
 from pydantic import BaseModel
 from sqlalchemy import Connection, Engine, text
 
@@ -57,10 +56,14 @@ COLUMNS = (
 
 
 def _claim_of_this_process() -> str:
+    import psutil  # here, not at the top: only a claim needs it, and it costs every start-up
+
     return f"{socket.gethostname()}:{os.getpid()}:{psutil.Process().create_time():.3f}"
 
 
 def _claim_is_dead(claim: str) -> bool:
+    import psutil
+
     host, pid, started = claim.rsplit(":", 2)
     if host != socket.gethostname():
         return False  # another machine's process: not ours to judge

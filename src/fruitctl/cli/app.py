@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import gc
 import os
 from typing import Annotated, Any
 
@@ -66,7 +67,17 @@ def root(
     ] = False,
 ) -> None:
     """fruitctl: reads answer at once, writes are yours to allow."""
+    _collect_again()
     ctx.call_on_close(_close_all)
+
+
+def _collect_again() -> None:
+    """End ``fruitctl.__main__``'s pause of the cyclic collector (when it paused it: never
+    for a test or a library caller). What loading made stays for good, so it is frozen out of
+    every later collection; then collection resumes as usual."""
+    if not gc.isenabled():
+        gc.freeze()
+        gc.enable()
 
 
 @app.command("lists")

@@ -11,7 +11,7 @@ import re
 from collections.abc import Iterator
 from contextlib import contextmanager
 from enum import StrEnum
-from typing import Annotated, Any
+from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 
@@ -19,7 +19,9 @@ from fruitctl.cli.app import JsonOption, services
 from fruitctl.cli.output import emit_json, err, out, reporting
 from fruitctl.domain.dates import format_datetime
 from fruitctl.domain.errors import ExecutionFailed, InvalidParams, NotFound
-from fruitctl.transports.http.tokens import SecretError, TokenError, TokenStore, secrets_dir
+
+if TYPE_CHECKING:  # PyJWT and cryptography load only when a token command runs
+    from fruitctl.transports.http.tokens import TokenStore
 
 auth_app = typer.Typer(
     help="Bearer tokens for the HTTP API and the approval page.", no_args_is_help=True
@@ -110,6 +112,8 @@ def revoke_command(
 
 @contextmanager
 def _tokens(as_json: bool) -> Iterator[tuple[TokenStore, Any]]:
+    from fruitctl.transports.http.tokens import SecretError, TokenError, TokenStore, secrets_dir
+
     with reporting(as_json):
         app = services(as_json, daemon=False)
         try:

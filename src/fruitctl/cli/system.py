@@ -9,8 +9,6 @@ from __future__ import annotations
 import time
 from typing import Any
 
-import psutil
-
 from fruitctl.cli.app import JsonOption, services
 from fruitctl.cli.output import out, run
 from fruitctl.daemon.runner import service_info
@@ -42,6 +40,8 @@ def info_command(as_json: JsonOption = False) -> None:
         if app.remote:
             found: dict[str, Any] = app.remote.rpc.request("system.info")
             return found
+        import psutil  # only an in-process answer needs this process's start time
+
         uptime = int((time.time() - psutil.Process().create_time()) * 1000)
         socket = app.config.paths.socket_file
         return service_info(app.status(), socket, None, uptime_ms=uptime, daemon=False)

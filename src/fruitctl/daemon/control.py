@@ -16,8 +16,6 @@ import time
 from pathlib import Path
 from typing import Any
 
-import psutil
-
 from fruitctl.daemon.lifecycle import (
     AlreadyRunning,
     RuntimeFiles,
@@ -91,6 +89,8 @@ def ping(socket_path: Path) -> bool:
 
 def stop(files: RuntimeFiles, timeout: float = 30.0) -> int | None:
     """Stop the daemon; its pid, or None when none ran."""
+    import psutil  # here and below: only the commands that manage a daemon need it
+
     pid = server_pid(files)
     if pid is None:
         files.pid.unlink(missing_ok=True)
@@ -139,6 +139,8 @@ def status(files: RuntimeFiles) -> dict[str, Any]:
 
 
 def _is_fruitctl(pid: int) -> bool:
+    import psutil
+
     try:
         words = psutil.Process(pid).cmdline()
     except (psutil.Error, OSError):

@@ -21,7 +21,6 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from fruitctl.config import ConfigError, Paths
@@ -158,6 +157,8 @@ def load(paths: Paths, definitions: Iterable[ToolDefinition]) -> Governance:
 
 
 def _parse(path: Path, text: str) -> dict[str, dict[str, Any]]:
+    import yaml  # here: without a governance file, nothing needs a YAML parser
+
     try:
         data = yaml.safe_load(text)
     except yaml.YAMLError as exc:
@@ -250,6 +251,8 @@ def _describe(path: Path, text: str, exc: ValidationError, prefix: tuple[str, ..
 
 def _line(text: str, loc: tuple[str, ...]) -> int:
     """The line of ``loc`` in the YAML text (1-based), or of its nearest existing parent."""
+    import yaml
+
     try:
         node: Any = yaml.compose(text)
     except yaml.YAMLError:

@@ -17,10 +17,9 @@ import unicodedata
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from math import ceil
-from typing import Any, Protocol
+from typing import TYPE_CHECKING, Any, Protocol
 from urllib.parse import urlsplit
 
-import httpx
 import idna
 
 from fruitctl.config import WebConfig
@@ -32,6 +31,9 @@ from fruitctl.domain.errors import (
     Timeout,
     Unsupported,
 )
+
+if TYPE_CHECKING:  # imported where a search runs: most commands never search
+    import httpx
 
 QUERY_MAX = 500
 RESULTS_MAX = 50
@@ -209,6 +211,8 @@ class SearxNGProvider:
     name = "searxng"
 
     def __init__(self, base_url: str, timeout: float) -> None:
+        import httpx
+
         base = httpx.URL(base_url.strip().rstrip("/"))  # raises httpx.InvalidURL
         if base.scheme not in ("http", "https") or not base.host:
             raise ValueError(f"'{base_url}' is not an http(s) URL")
@@ -224,6 +228,8 @@ class SearxNGProvider:
         return _searxng_results(self._get(url))  # one page, whole: the service filters, then cuts
 
     def _get(self, url: httpx.URL) -> bytes:
+        import httpx
+
         where = f"SearxNG at {self._endpoint.host}"
         try:
             with httpx.Client(
@@ -456,6 +462,8 @@ def _provider(web: WebConfig) -> SearchProvider:
         return UnconfiguredProvider('web.provider is "none"')
     if not web.searxng_url.strip():
         return UnconfiguredProvider('web.provider is "searxng" but web.searxng_url is not set')
+    import httpx
+
     try:
         return SearxNGProvider(web.searxng_url, web.timeout_seconds)
     except (ValueError, httpx.InvalidURL):

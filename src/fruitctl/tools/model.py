@@ -133,13 +133,14 @@ def tool(
         if not description:
             raise ValueError(f"tool {function.__name__} needs a docstring: it is its description")
         reads = category == "read_only" if read_only is None else read_only
+        generated = schema_of(input_model)
         definition = ToolDefinition(
             name=name or function.__name__,
             title=title,
             description=description,
             category=category,
-            parameters=parameters_of(input_model),
-            input_schema=schema or schema_of(input_model),
+            parameters=parameters_in(generated),
+            input_schema=schema or generated,
             annotations=Annotations(
                 title=title,
                 readOnlyHint=reads,
@@ -211,9 +212,8 @@ _JSON_TYPES: dict[str, JsonType] = {
 }
 
 
-def parameters_of(model: type[BaseModel]) -> list[ToolParameter]:
-    """Seed 001's flat parameter list, derived from the input model."""
-    schema = model.model_json_schema()
+def parameters_in(schema: dict[str, Any]) -> list[ToolParameter]:
+    """Seed 001's flat parameter list, read from the input model's JSON Schema."""
     required = set(schema.get("required", []))
     params = []
     for field_name, prop in schema.get("properties", {}).items():

@@ -13,7 +13,7 @@ from caldav_server import Account
 
 from fruitctl.backends import caldav
 from fruitctl.backends.caldav import CaldavCalendars
-from fruitctl.backends.local import LocalCalendars
+from fruitctl.backends.local.calendars import LocalCalendars
 from fruitctl.domain.errors import Conflict
 from fruitctl.ports import EventRange, NewEvent
 from fruitctl.store import open_database
