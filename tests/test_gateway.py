@@ -17,10 +17,12 @@ from pydantic import Field
 from searx_server import running_searx
 
 from fruitctl import bootstrap
+from fruitctl.config import load
 from fruitctl.gateway import Gateway
 from fruitctl.policy.decision import Actor
 from fruitctl.tools.context import ToolContext
 from fruitctl.tools.model import ToolInput, tool
+from fruitctl.transports.rpc.methods import build_methods
 
 AGENT = Actor("agent", "test-agent")
 HUMAN = Actor("human", "tester")
@@ -255,3 +257,27 @@ def test_an_inline_read_runs_on_the_callers_thread_and_others_on_the_pool(
         "create_reminders", {"reminders": [{"title": "x"}]}, AGENT, inline=True
     )
     assert proposed.output["status"] == "pending"
+
+
+def test_bounded_reads_of_the_embedded_store_may_run_on_a_loop(app: bootstrap.App) -> None:
+    registry = app.gateway.registry
+    on_loop = {t.name for t in registry if app.gateway.runs_on_loop(t)}
+    assert on_loop == {"get_lists", "get_reminder", "open_reminders"}
+    # The socket serves those without a worker thread; everything else keeps its deadline.
+    methods = build_methods(app.gateway, lambda: {}, "token")
+    assert methods["reminders.open"].blocking is False
+    assert methods["reminders.query"].blocking is True
+    assert methods["tools.call"].blocking is True
+
+
+def test_no_read_runs_on_a_loop_when_the_store_is_not_embedded(home: Path) -> None:
+    config = load()
+    embedded = bootstrap.reminders_backend_factory(config)
+    # The same store behind another factory, as a plugin backend would be: nothing is known
+    # of its reads, so none of them may hold a loop.
+    plugin = bootstrap.App(config, lambda c: embedded(c))
+    try:
+        assert not any(plugin.gateway.runs_on_loop(t) for t in plugin.gateway.registry)
+        assert build_methods(plugin.gateway, lambda: {}, "token")["reminders.open"].blocking
+    finally:
+        plugin.close()

@@ -133,7 +133,10 @@ class App:
         context = ToolContext(self._factories(rules), rules.of)
         policy = Policy(rules, self.modes, recorder, CHECKS)
         log = telemetry.configure_logging(self.config.paths.log_dir)
-        gateway = Gateway(registry, policy, context, log, recorder, _run_in_child)
+        embedded = frozenset({"reminders"} if self.backend_factory is _local else set())
+        gateway = Gateway(
+            registry, policy, context, log, recorder, _run_in_child, embedded_stores=embedded
+        )
         ttl = self.config.settings.approvals.ttl_hours * 3600
         gateway.approvals = Approvals(
             self.ledger, self.audit, registry, context, gateway.run_tool, ttl

@@ -53,6 +53,7 @@ class Gateway:
         recorder: CallRecorder,
         run_child: ChildRunner,
         workers: int = 8,
+        embedded_stores: frozenset[str] = frozenset(),
     ) -> None:
         self.registry = registry
         self.policy = policy
@@ -60,6 +61,7 @@ class Gateway:
         self._log = log
         self._recorder = recorder
         self._run_child = run_child
+        self._embedded = embedded_stores
         self._pool = ThreadPoolExecutor(max_workers=workers, thread_name_prefix="fruitctl-tool")
 
     approvals: Approvals | None = None
@@ -130,6 +132,14 @@ class Gateway:
         """Whether ``invoke(..., inline=True)`` runs this tool on the caller's thread: plain
         in-process reads do; writes and sandboxed tools take the pool and their own timeout."""
         return tool.child is None and tool.definition.category == "read_only"
+
+    def runs_on_loop(self, tool: Tool) -> bool:
+        """Whether a front door may run this tool on its event loop (``invoke(..., inline=True)``
+        from the loop thread, no deadline): a bounded read of a store that is embedded here
+        (``embedded_stores``, set by the composition root). Any other call could be slow - a
+        query with an expression, a CalDAV mirror due for a sync, a file, the network - and
+        must run where a deadline can abandon it."""
+        return tool.bounded_read_of in self._embedded and self.runs_inline(tool)
 
     def _perform(
         self, tool: Tool, args: BaseModel, actor: Actor, key: str | None, inline: bool

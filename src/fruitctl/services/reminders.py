@@ -8,6 +8,7 @@ failure shapes.
 
 from __future__ import annotations
 
+import operator
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from datetime import datetime
@@ -234,7 +235,7 @@ _CLEARABLE = frozenset({"notes", "dueDate", "completedDate", "url"})
 
 
 def _same_objects(old: list[Reminder], new: list[Reminder]) -> bool:
-    return len(old) == len(new) and all(a is b for a, b in zip(old, new, strict=True))
+    return len(old) == len(new) and all(map(operator.is_, old, new))
 
 
 def _completed_at(text: str | None) -> datetime | None:

@@ -98,6 +98,11 @@ class Tool:
     """For a sandboxed tool: ``module:function`` run in a child process with the arguments."""
     child_limits: Any = None
     """The child's resource limits (``fruitctl.sandbox.Limits``); None for the defaults."""
+    bounded_read_of: str | None = None
+    """For a read whose cost has a fixed bound - an indexed query of at most a fixed number of
+    rows, no expression evaluated, no scan - the store it reads (``"reminders"``). When that
+    store is the embedded one, the read may run on a front door's event loop (see
+    ``Gateway.runs_on_loop``): cheaper than a thread hop, and too short to hold anyone up."""
 
     @property
     def name(self) -> str:
@@ -122,6 +127,7 @@ def tool(
     child: str | None = None,
     child_limits: Any = None,
     schema: dict[str, Any] | None = None,
+    bounded_read_of: str | None = None,
 ) -> Callable[[ToolFunction], Tool]:
     """``schema`` replaces the schema generated from the input model, for tools whose schema
     is a published contract (seed 002); a test must hold the two to agreeing."""
@@ -163,6 +169,7 @@ def tool(
             parse=lambda args: parser(input_model, args, definition.name),
             child=child,
             child_limits=child_limits,
+            bounded_read_of=bounded_read_of,
         )
 
     return declare

@@ -49,6 +49,8 @@ def build_server(gateway: Any, *, elicit: bool = False) -> Server[Any]:
             raise MCPError(METHOD_NOT_FOUND, f"Unknown tool '{params.name}'.")
         actor = Actor("agent", f"mcp:{_client_name(ctx)}")
         arguments = params.arguments or {}
+        if gateway.runs_on_loop(tool):  # a bounded read of the embedded store: no hop at all
+            return render(gateway.invoke(tool.name, arguments, actor, inline=True))
         if gateway.runs_inline(tool):
             # One thread hop instead of two: the read runs on this worker thread, and the
             # worker is abandoned at the tool's deadline (or when the client cancels).

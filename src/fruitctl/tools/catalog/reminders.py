@@ -50,6 +50,7 @@ def query_reminders(args: inputs.QueryReminders, ctx: ToolContext) -> Any:
     title="List reminder lists",
     parse=inputs.parse,
     schema=seed_schemas.GET_LISTS,
+    bounded_read_of="reminders",
 )
 def get_lists(args: inputs.GetLists, ctx: ToolContext) -> Any:
     """All reminder lists: id, name, whether it is the default list, and how many open
@@ -57,13 +58,25 @@ def get_lists(args: inputs.GetLists, ctx: ToolContext) -> Any:
     return ctx.reminders.get_lists(args)
 
 
-@tool(category="read_only", risk="low", title="Get a reminder", parse=inputs.parse)
+@tool(
+    category="read_only",
+    risk="low",
+    title="Get a reminder",
+    parse=inputs.parse,
+    bounded_read_of="reminders",
+)
 def get_reminder(args: inputs.GetReminder, ctx: ToolContext) -> Any:
     """One reminder by its id, with every field. Example: {"id": "..."}"""
     return ctx.reminders.get_reminder(args)
 
 
-@tool(category="read_only", risk="low", title="Open reminders (GTD)", parse=inputs.parse)
+@tool(
+    category="read_only",
+    risk="low",
+    title="Open reminders (GTD)",
+    parse=inputs.parse,
+    bounded_read_of="reminders",  # at most 1,000 rows, in the order of an index
+)
 def open_reminders(args: inputs.OpenReminders, ctx: ToolContext) -> Any:
     """Open reminders across every list for a GTD review: soonest due first (undated last),
     flagged first on the same date, then by title. Each item has listName, tags and a short

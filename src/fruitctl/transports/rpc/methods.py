@@ -59,7 +59,11 @@ def build_methods(
         lambda params, session: _identify(params, session, human_token)
     )
     for name, alias in aliases.items():
-        methods[alias] = Method(_alias_call(gateway, name), True)
+        tool = gateway.registry.get(name)
+        # A bounded read of the embedded store runs right on the loop: the worker-thread hop
+        # would cost more than the read (half of what `reminders.open` takes).
+        blocking = tool is None or not gateway.runs_on_loop(tool)
+        methods[alias] = Method(_alias_call(gateway, name), blocking)
     return methods
 
 
@@ -77,7 +81,8 @@ def alias_of(tool: Tool) -> str:
 
 def invoke(gateway: Gateway, name: str, args: Any, actor: Actor, key: str | None = None) -> Any:
     """The tool's output, or its failure raised as the domain error it was."""
-    # inline: this runs on the socket's worker thread, under the per-request timeout.
+    # inline: this runs on the socket's worker thread under the per-request timeout, or - a
+    # bounded read of the embedded store (Gateway.runs_on_loop) - on the loop itself.
     result = gateway.invoke(name, args, actor, idempotency_key=key, inline=True)
     if result.success:
         return result.output
