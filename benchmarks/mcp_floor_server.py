@@ -33,6 +33,7 @@ ECHO = types.Tool(
 
 PAYLOAD_FILE = os.environ.get("FLOOR_PAYLOAD")
 PAYLOAD: Any = json.loads(Path(PAYLOAD_FILE).read_text()) if PAYLOAD_FILE else None
+PAYLOAD_TEXT = json.dumps(PAYLOAD, ensure_ascii=False, separators=(",", ":"))  # encoded once
 PAYLOAD_TOOL = types.Tool(
     name="payload",
     description="Return the fixed payload.",
@@ -52,7 +53,7 @@ async def call_tool(
     if params.name == "payload":
         structured = PAYLOAD if isinstance(PAYLOAD, dict) else {"result": PAYLOAD}
         return types.CallToolResult(
-            content=[types.TextContent(text=json.dumps(PAYLOAD, ensure_ascii=False))],
+            content=[types.TextContent(text=PAYLOAD_TEXT)],
             structured_content=structured,
         )
     text = str((params.arguments or {}).get("text", ""))
