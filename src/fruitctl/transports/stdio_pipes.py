@@ -13,8 +13,8 @@ the same two memory streams - with two costs taken out of every call:
 
 While serving, fd 0 reads the null device and fd 1 writes to stderr, so a library or a child
 process that prints cannot corrupt the protocol; both are put back on exit, in the blocking mode
-they had. Only pipes, sockets and terminals can be event-loop transports: for anything else
-(stdin redirected from a regular file) the SDK's own ``stdio_server`` serves instead.
+they had. Only pipes and sockets are served this way; for anything else (a terminal, stdin
+redirected from a regular file) the SDK's own ``stdio_server`` serves instead.
 """
 
 from __future__ import annotations
@@ -145,7 +145,9 @@ def _streamable(fd: int) -> bool:
         mode = os.fstat(fd).st_mode
     except OSError:
         return False
-    return stat.S_ISFIFO(mode) or stat.S_ISSOCK(mode) or stat.S_ISCHR(mode)
+    # Pipes and sockets, what MCP clients spawn servers with. Not a terminal: a non-blocking
+    # terminal would outlive a killed server in the person's shell.
+    return stat.S_ISFIFO(mode) or stat.S_ISSOCK(mode)
 
 
 def _null_input() -> int:
