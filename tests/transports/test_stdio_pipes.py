@@ -162,3 +162,19 @@ def test_a_regular_file_on_stdin_is_served_by_the_sdks_transport(
         )
     [reply] = [jsonrpc(line) for line in done.stdout.splitlines()]
     assert reply["id"] == 1 and reply["result"]["serverInfo"]["name"] == "fruitctl"
+
+
+def test_a_client_that_stops_reading_ends_the_server_quietly(home: Path) -> None:
+    with subprocess.Popen(
+        [sys.executable, "-m", "fruitctl", "mcp"],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        env={**os.environ, "FRUITCTL_HOME": str(home)},
+    ) as proc:
+        assert proc.stdin is not None and proc.stdout is not None and proc.stderr is not None
+        proc.stdout.close()  # the client is gone before the first answer
+        proc.stdin.write(lines(INITIALIZE, INITIALIZED, call(2, "get_lists")))
+        proc.stdin.close()
+        assert proc.wait(timeout=TIMEOUT_S) == 0
+        assert "Traceback" not in proc.stderr.read().decode()

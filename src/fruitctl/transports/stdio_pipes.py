@@ -91,10 +91,16 @@ async def _serving(
                 await incoming_send.send(SessionMessage(message))
 
     async def write_lines() -> None:
+        reader_gone = False
         async with outgoing_receive:
             async for session_message in outgoing_receive:
-                writer.write(encode(session_message.message))
-                await writer.drain()
+                if reader_gone:  # nobody reads stdout: answers are dropped until stdin ends
+                    continue
+                try:
+                    writer.write(encode(session_message.message))
+                    await writer.drain()
+                except ConnectionError:
+                    reader_gone = True
 
     async with anyio.create_task_group() as tasks:
         tasks.start_soon(read_lines)
