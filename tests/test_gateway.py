@@ -261,13 +261,21 @@ def test_an_inline_read_runs_on_the_callers_thread_and_others_on_the_pool(
 
 def test_bounded_reads_of_the_embedded_store_may_run_on_a_loop(app: bootstrap.App) -> None:
     registry = app.gateway.registry
-    on_loop = {t.name for t in registry if app.gateway.runs_on_loop(t)}
-    assert on_loop == {"get_lists", "get_reminder", "open_reminders"}
+    on_loop = {t.name for t in registry if app.gateway.runs_on_loop(t, {})}
+    assert on_loop == {"get_lists", "get_reminder", "open_reminders", "query_reminders"}
+    # query_reminders only for a call walking an index: not with an expression, or a sort.
+    query = registry.get("query_reminders")
+    assert query is not None
+    assert not app.gateway.runs_on_loop(query)  # no arguments to judge: not bounded
+    assert not app.gateway.runs_on_loop(query, {"query": "[?priority == `1`]"})
+    assert not app.gateway.runs_on_loop(query, {"sortBy": "priority"})
     # The socket serves those without a worker thread; everything else keeps its deadline.
     methods = build_methods(app.gateway, lambda: {}, "token")
-    assert methods["reminders.open"].blocking is False
-    assert methods["reminders.query"].blocking is True
-    assert methods["tools.call"].blocking is True
+    assert not methods["reminders.open"].blocks({})
+    assert not methods["reminders.query"].blocks({"list": {"all": True}})
+    assert methods["reminders.query"].blocks({"query": "[?priority == `1`]"})
+    assert methods["reminders.create"].blocks({"reminders": [{"title": "x"}]})
+    assert methods["tools.call"].blocks({"name": "get_lists"})
 
 
 def test_no_read_runs_on_a_loop_when_the_store_is_not_embedded(home: Path) -> None:
@@ -277,7 +285,9 @@ def test_no_read_runs_on_a_loop_when_the_store_is_not_embedded(home: Path) -> No
     # of its reads, so none of them may hold a loop.
     plugin = bootstrap.App(config, lambda c: embedded(c))
     try:
-        assert not any(plugin.gateway.runs_on_loop(t) for t in plugin.gateway.registry)
-        assert build_methods(plugin.gateway, lambda: {}, "token")["reminders.open"].blocking
+        assert not any(plugin.gateway.runs_on_loop(t, {}) for t in plugin.gateway.registry)
+        methods = build_methods(plugin.gateway, lambda: {}, "token")
+        assert methods["reminders.open"].blocks({})
+        assert methods["reminders.query"].blocks({})
     finally:
         plugin.close()

@@ -133,13 +133,18 @@ class Gateway:
         in-process reads do; writes and sandboxed tools take the pool and their own timeout."""
         return tool.child is None and tool.definition.category == "read_only"
 
-    def runs_on_loop(self, tool: Tool) -> bool:
-        """Whether a front door may run this tool on its event loop (``invoke(..., inline=True)``
+    def runs_on_loop(self, tool: Tool, arguments: Mapping[str, Any] | None = None) -> bool:
+        """Whether a front door may run this call on its event loop (``invoke(..., inline=True)``
         from the loop thread, no deadline): a bounded read of a store that is embedded here
-        (``embedded_stores``, set by the composition root). Any other call could be slow - a
-        query with an expression, a CalDAV mirror due for a sync, a file, the network - and
-        must run where a deadline can abandon it."""
-        return tool.bounded_read_of in self._embedded and self.runs_inline(tool)
+        (``embedded_stores``, set by the composition root). A tool bounded only for some calls
+        (``Tool.bounded_when``) is judged on its ``arguments``; without them, it is not. Any
+        other call could be slow - a query with an expression, a CalDAV mirror due for a sync,
+        a file, the network - and must run where a deadline can abandon it."""
+        if tool.bounded_read_of not in self._embedded or not self.runs_inline(tool):
+            return False
+        if tool.bounded_when is None:
+            return True
+        return arguments is not None and tool.bounded_when(arguments)
 
     def _perform(
         self, tool: Tool, args: BaseModel, actor: Actor, key: str | None, inline: bool

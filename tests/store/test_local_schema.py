@@ -19,6 +19,7 @@ from fruitctl.backends.local.tables import metadata
 from fruitctl.ports import NewReminder, ReminderQuery, ReminderScope
 from fruitctl.store import engine as store_engine
 from fruitctl.store import open_database
+from fruitctl.tools.catalog.reminders import walks_an_index
 
 
 @pytest.fixture
@@ -105,6 +106,23 @@ def test_hot_queries_walk_an_index_without_sorting(
     plan = _plan(engine, statement)
     assert f"USING INDEX {index}" in plan, plan
     assert "TEMP B-TREE" not in plan, plan
+
+
+@pytest.mark.parametrize("lists", [("L",), None])
+@pytest.mark.parametrize("status", ["incomplete", "completed", "all"])
+@pytest.mark.parametrize("order", ["newest", "oldest", "priority", "dueDate"])
+def test_a_query_is_judged_bounded_exactly_when_its_plan_walks_an_index(
+    engine: Engine, lists: tuple[str, ...] | None, status: str, order: str
+) -> None:
+    # query_reminders runs on a front door's loop only when this holds (walks_an_index): the
+    # judgement must agree with SQLite's plan, both ways, for every scope, status and order.
+    LocalReminders(engine)
+    scope = ReminderScope(lists, status)  # type: ignore[arg-type]
+    plan = _plan(engine, base_select().where(*scope_filter(scope)).order_by(*ORDERS[order]))
+    indexed = "TEMP B-TREE" not in plan and "SCAN reminders" not in plan
+    args = {"status": status, "sortBy": order, "list": {"all": True} if lists is None else {}}
+    assert walks_an_index(args) is indexed, plan
+    assert not walks_an_index({**args, "query": "[?priority == `1`]"})
 
 
 def test_the_backend_writes_with_immediate_transactions(engine: Engine) -> None:

@@ -49,10 +49,11 @@ class RemindersService:
     notes_preview_chars: int = 80
     pushdown: bool = True
     """Let a backend that can run JMESPath in its store do so (off only to measure and compare)."""
-    _open_memo: list[Any] = field(default_factory=lambda: [None], compare=False, repr=False)
-    """``(fetched reminders, their open items)`` of the last open view. A backend whose read cache
-    hands back the very same (frozen) reminders - nothing changed since - gets the same items
-    without 200 dicts built again. Items are shared between answers: results are read-only."""
+    _last: dict[str, Any] = field(default_factory=dict, compare=False, repr=False)
+    """Per read (``"query"``, ``"open"``): the reminders it fetched last and the items made of
+    them. A backend whose read cache hands back the very same (frozen) reminders - nothing
+    changed since - gets the same items without the dicts built again. Items are shared
+    between answers: results are read-only."""
 
     # -- reads ---------------------------------------------------------------------------------
 
@@ -69,7 +70,7 @@ class RemindersService:
         scope = ReminderScope(self._scope_lists(request.list), request.status)
         if request.query is None:
             found = self.backend.fetch(ReminderQuery(scope, request.sortBy, request.limit))
-            return [r.to_wire() for r in found]
+            return self._items("query", found, Reminder.to_wire)
         query = compile_query(request.query)
         if self.pushdown and isinstance(self.backend, ReminderSearch):
             return self.backend.search(scope, query, request.limit)
@@ -87,7 +88,7 @@ class RemindersService:
                 include_no_due=request.includeNoDueDate,
             )
         )
-        items = self._open_items(found)
+        items = self._items("open", found, self._open_item)
         return {"generatedAt": format_datetime(now()), "items": items, "count": len(items)}
 
     # -- writes --------------------------------------------------------------------------------
@@ -190,12 +191,14 @@ class RemindersService:
             changes["completionDate"] = _completion(item.completed)
         return self.backend.update(item.id, changes)
 
-    def _open_items(self, found: list[Reminder]) -> list[dict[str, Any]]:
-        memo = self._open_memo[0]  # one read of one slot: threads may replace it meanwhile
+    def _items(
+        self, read: str, found: list[Reminder], item: Callable[[Reminder], dict[str, Any]]
+    ) -> list[dict[str, Any]]:
+        memo = self._last.get(read)  # one read of one slot: threads may replace it meanwhile
         if memo is not None and _same_objects(memo[0], found):
             return list(memo[1])
-        items = [self._open_item(r) for r in found]
-        self._open_memo[0] = (found, items)  # holding them keeps their identities unique
+        items = [item(r) for r in found]
+        self._last[read] = (found, items)  # holding them keeps their identities unique
         return list(items)
 
     def _open_item(self, r: Reminder) -> dict[str, Any]:

@@ -103,6 +103,9 @@ class Tool:
     rows, no expression evaluated, no scan - the store it reads (``"reminders"``). When that
     store is the embedded one, the read may run on a front door's event loop (see
     ``Gateway.runs_on_loop``): cheaper than a thread hop, and too short to hold anyone up."""
+    bounded_when: Callable[[Mapping[str, Any]], bool] | None = None
+    """For a tool whose bound depends on the call (a query without an expression): true for the
+    raw arguments of a call that is bounded. None: every call of a ``bounded_read_of`` tool is."""
 
     @property
     def name(self) -> str:
@@ -128,10 +131,12 @@ def tool(
     child_limits: Any = None,
     schema: dict[str, Any] | None = None,
     bounded_read_of: str | None = None,
+    bounded_when: Callable[[Mapping[str, Any]], bool] | None = None,
 ) -> Callable[[ToolFunction], Tool]:
-    """``schema`` replaces the schema generated from the input model, for tools whose schema
-    is a published contract (seed 002); a test must hold the two to agreeing."""
-    """Declare a tool from a typed function ``fn(args: SomeToolInput, ctx) -> data``."""
+    """Declare a tool from a typed function ``fn(args: SomeToolInput, ctx) -> data``.
+
+    ``schema`` replaces the schema generated from the input model, for tools whose schema is a
+    published contract (seed 002); a test must hold the two to agreeing."""
 
     def declare(function: ToolFunction) -> Tool:
         input_model = _input_model(function)
@@ -170,6 +175,7 @@ def tool(
             child=child,
             child_limits=child_limits,
             bounded_read_of=bounded_read_of,
+            bounded_when=bounded_when,
         )
 
     return declare

@@ -49,7 +49,7 @@ def build_server(gateway: Any, *, elicit: bool = False) -> Server[Any]:
             raise MCPError(METHOD_NOT_FOUND, f"Unknown tool '{params.name}'.")
         actor = Actor("agent", f"mcp:{_client_name(ctx)}")
         arguments = params.arguments or {}
-        if gateway.runs_on_loop(tool):  # a bounded read of the embedded store: no hop at all
+        if gateway.runs_on_loop(tool, arguments):  # a bounded read of the embedded store
             return render(gateway.invoke(tool.name, arguments, actor, inline=True))
         if gateway.runs_inline(tool):
             # One thread hop instead of two: the read runs on this worker thread, and the

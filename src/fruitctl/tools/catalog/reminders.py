@@ -2,12 +2,27 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Any
 
 from fruitctl.services import inputs
 from fruitctl.tools.catalog import seed_schemas
 from fruitctl.tools.context import ToolContext
 from fruitctl.tools.model import tool
+
+INDEX_ORDERS = ("newest", "oldest")
+ONE_STATUS = ("incomplete", "completed")
+
+
+def walks_an_index(args: Mapping[str, Any]) -> bool:
+    """Whether a query_reminders call reads at most its limit (200) of rows in the order of an
+    index: no expression to evaluate, one status, newest or oldest first. A test holds this to
+    SQLite's own query plans; anything else (a sort, a scan, JMESPath) keeps its thread."""
+    return (
+        args.get("query") is None
+        and args.get("status", "incomplete") in ONE_STATUS
+        and args.get("sortBy", "newest") in INDEX_ORDERS
+    )
 
 
 @tool(
@@ -16,6 +31,8 @@ from fruitctl.tools.model import tool
     title="Query reminders",
     parse=inputs.parse,
     schema=seed_schemas.QUERY_REMINDERS,
+    bounded_read_of="reminders",
+    bounded_when=walks_an_index,
 )
 def query_reminders(args: inputs.QueryReminders, ctx: ToolContext) -> Any:
     """Find reminders. With no arguments: the open reminders of the default list, newest first,

@@ -87,6 +87,12 @@ class Method:
     run: Callable[[dict[str, Any], Session], Any]
     blocking: bool = False
     """True: runs on a worker thread under the request timeout (anything touching the gateway)."""
+    on_loop: Callable[[dict[str, Any]], bool] | None = None
+    """For a blocking method: true for the parameters of a call that runs on the loop after
+    all - a bounded read of the embedded store (``Gateway.runs_on_loop``)."""
+
+    def blocks(self, params: dict[str, Any]) -> bool:
+        return self.blocking and not (self.on_loop is not None and self.on_loop(params))
 
 
 RunBlocking = Callable[[Callable[[], Any]], Awaitable[Any]]
@@ -163,7 +169,7 @@ class Dispatcher:
                 refused = InvalidParams("Give the parameters by name, as a JSON object.")
                 return _unless(notify, error_response(request_id, refused))
             params = {}
-        if method.blocking:
+        if method.blocks(params):
             return self._later(name, method, params, session, (request_id, notify))
         try:
             result = method.run(params, session)

@@ -21,6 +21,7 @@ from __future__ import annotations
 import hmac
 import re
 from collections.abc import Callable
+from functools import partial
 from typing import Any
 
 from fruitctl import __version__
@@ -61,9 +62,10 @@ def build_methods(
     for name, alias in aliases.items():
         tool = gateway.registry.get(name)
         # A bounded read of the embedded store runs right on the loop: the worker-thread hop
-        # would cost more than the read (half of what `reminders.open` takes).
-        blocking = tool is None or not gateway.runs_on_loop(tool)
-        methods[alias] = Method(_alias_call(gateway, name), blocking)
+        # would cost more than the read (half of what `reminders.open` takes). Whether a call
+        # is one can depend on its arguments (a query without an expression).
+        on_loop = None if tool is None else partial(gateway.runs_on_loop, tool)
+        methods[alias] = Method(_alias_call(gateway, name), True, on_loop)
     return methods
 
 

@@ -1,5 +1,5 @@
-"""The open view reuses its items while the store hands back the same reminders, and never
-after a change."""
+"""The open view and the plain query reuse their items while the store hands back the same
+reminders, and never after a change."""
 
 from __future__ import annotations
 
@@ -32,3 +32,23 @@ def test_a_different_limit_is_a_different_view(service: RemindersService) -> Non
     assert service.open_reminders({"limit": 3})["count"] == 3
     assert service.open_reminders({"limit": 1})["count"] == 1
     assert service.open_reminders({"limit": 3})["count"] == 3
+
+
+def test_a_repeated_query_reuses_its_items_until_a_change(service: RemindersService) -> None:
+    created = service.create_reminders({"reminders": [{"title": "a"}, {"title": "b"}]})
+    first = service.query_reminders()
+    again = service.query_reminders()
+    assert again == first and again is not first
+    assert all(map(lambda x, y: x is y, again, first))  # the same dicts, not built again
+    service.open_reminders()  # another read, its own memo: the query's is still there
+    assert service.query_reminders()[0] is first[0]
+    service.update_reminders({"reminders": [{"id": created[0]["id"], "title": "a, renamed"}]})
+    assert [r["title"] for r in service.query_reminders()] == ["b", "a, renamed"]
+
+
+def test_queries_with_other_arguments_get_their_own_items(service: RemindersService) -> None:
+    service.create_reminders({"reminders": [{"title": t} for t in "abc"]})
+    assert [r["title"] for r in service.query_reminders()] == ["c", "b", "a"]
+    assert [r["title"] for r in service.query_reminders({"sortBy": "oldest"})] == ["a", "b", "c"]
+    assert [r["title"] for r in service.query_reminders({"limit": 1})] == ["c"]
+    assert [r["title"] for r in service.query_reminders()] == ["c", "b", "a"]
