@@ -3,26 +3,84 @@
 from __future__ import annotations
 
 import gc
+import importlib
 import os
 from typing import Annotated, Any
 
 import typer
+import typer.main
+from typer import _click as click  # the click that Typer's own classes are built on
+from typer.core import TyperGroup
 
 from fruitctl import __version__, bootstrap
-from fruitctl.cli import render
 from fruitctl.cli.output import out, reporting, run
 from fruitctl.daemon.lifecycle import RuntimeFiles
 from fruitctl.transports.rpc.client import DaemonClient
 
 JsonOption = Annotated[bool, typer.Option("--json", help="Print the exact result as JSON.")]
 
+SETTINGS: dict[str, Any] = {
+    "pretty_exceptions_enable": False,
+    "add_completion": False,
+    "rich_markup_mode": None,
+}
+# Every other command, by name: its module is imported only when that command runs (or a help
+# page lists it), so `fruitctl mcp` does not load the daemon's runner, rich tables or psutil.
+# A "module:attribute" naming a Typer is a group of commands; naming a function, one command.
+COMMANDS: dict[str, str] = {
+    "reminders": "fruitctl.cli.reminders:reminders_app",
+    "calendars": "fruitctl.cli.calendar:calendars_command",
+    "calendar": "fruitctl.cli.calendar:calendar_app",
+    "proposals": "fruitctl.cli.proposals:proposals_app",
+    "config": "fruitctl.cli.proposals:config_app",
+    "audit": "fruitctl.cli.audit:audit_app",
+    "auth": "fruitctl.cli.auth:auth_app",
+    "tools": "fruitctl.cli.tools:tools_app",
+    "mode": "fruitctl.cli.governance:mode_app",
+    "stats": "fruitctl.cli.governance:stats_command",
+    "mcp": "fruitctl.cli.mcp:mcp_command",
+    "sync": "fruitctl.cli.sync:sync_command",
+    "serve": "fruitctl.cli.serve:serve_command",
+    "ping": "fruitctl.cli.system:ping_command",
+    "info": "fruitctl.cli.system:info_command",
+    "server": "fruitctl.cli.server:server_app",
+    "service": "fruitctl.cli.server:service_app",
+    "aai": "fruitctl.cli.aai:aai_app",
+}
+
+
+class LazyGroup(TyperGroup):
+    """The root group: the commands above are built when first asked for by name."""
+
+    def list_commands(self, ctx: click.Context) -> list[str]:
+        return [*self.commands, *(name for name in COMMANDS if name not in self.commands)]
+
+    def get_command(self, ctx: click.Context, cmd_name: str) -> click.Command | None:
+        if cmd_name not in self.commands:
+            # A name not known here is a typo: build them all, so "did you mean" can name any.
+            for name in [cmd_name] if cmd_name in COMMANDS else COMMANDS:
+                if name not in self.commands:
+                    self.commands[name] = _build(name)
+        return self.commands.get(cmd_name)
+
+
+def _build(name: str) -> click.Command:
+    module, _, attribute = COMMANDS[name].partition(":")
+    target = getattr(importlib.import_module(module), attribute)
+    holder = typer.Typer(**SETTINGS)  # the root's settings, so help renders alike
+    if isinstance(target, typer.Typer):
+        holder.add_typer(target, name=name)
+    else:
+        holder.command(name)(target)
+    return typer.main.get_group(holder).commands[name]
+
+
 app = typer.Typer(
     name="fruitctl",
     help="A local capability gateway: governed access to reminders for AI agents and people.",
     no_args_is_help=True,
-    pretty_exceptions_enable=False,
-    add_completion=False,
-    rich_markup_mode=None,
+    cls=LazyGroup,
+    **SETTINGS,
 )
 
 
@@ -83,6 +141,8 @@ def _collect_again() -> None:
 @app.command("lists")
 def lists_command(as_json: JsonOption = False) -> None:
     """Show the reminder lists, the default first, with their open counts."""
+    from fruitctl.cli import render  # rich tables: only the commands that draw them load them
+
     run(as_json, lambda: services(as_json).call("get_lists", {}), render.show_lists)
 
 
@@ -100,46 +160,6 @@ def demo_command(as_json: JsonOption = False) -> None:
             out.print(f"Added {result['events']} sample events (fruitctl calendar upcoming).")
 
     run(as_json, lambda: services(as_json).demo.seed(), show)
-
-
-def _register_subcommands() -> None:
-    from fruitctl.cli import governance, mcp, proposals, tools
-    from fruitctl.cli.audit import audit_app
-    from fruitctl.cli.calendar import calendar_app, calendars_command
-    from fruitctl.cli.reminders import reminders_app
-
-    app.add_typer(reminders_app, name="reminders")
-    app.command("calendars")(calendars_command)
-    app.add_typer(calendar_app, name="calendar")
-    app.add_typer(proposals.proposals_app, name="proposals")
-    app.add_typer(proposals.config_app, name="config")
-    app.add_typer(audit_app, name="audit")
-    from fruitctl.cli.auth import auth_app  # HTTP API tokens
-
-    app.add_typer(auth_app, name="auth")
-    app.add_typer(tools.tools_app, name="tools")
-    app.add_typer(governance.mode_app, name="mode")
-    app.command("stats")(governance.stats_command)
-    app.command("mcp")(mcp.mcp_command)
-    from fruitctl.cli.sync import sync_command
-
-    app.command("sync")(sync_command)
-    _register_daemon_commands()
-
-
-def _register_daemon_commands() -> None:
-    from fruitctl.cli import aai, server, system
-    from fruitctl.cli.serve import serve_command
-
-    app.command("serve")(serve_command)
-    app.command("ping")(system.ping_command)
-    app.command("info")(system.info_command)
-    app.add_typer(server.server_app, name="server")
-    app.add_typer(server.service_app, name="service")
-    app.add_typer(aai.aai_app, name="aai")
-
-
-_register_subcommands()
 
 
 def main() -> None:
