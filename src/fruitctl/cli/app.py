@@ -25,7 +25,7 @@ SETTINGS: dict[str, Any] = {
     "rich_markup_mode": None,
 }
 # Every other command, by name: its module is imported only when that command runs (or a help
-# page lists it), so `fruitctl mcp` does not load the daemon's runner, rich tables or psutil.
+# page lists it), so `fruitctl mcp` does not load the daemon's runner or rich tables.
 # A "module:attribute" naming a Typer is a group of commands; naming a function, one command.
 COMMANDS: dict[str, str] = {
     "reminders": "fruitctl.cli.reminders:reminders_app",
