@@ -31,6 +31,7 @@ from mcp.client.streamable_http import streamable_http_client
 from starlette.types import Message, Scope
 
 from fruitctl import bootstrap
+from fruitctl.transports.http.tokens import TokenStore, secrets_dir
 from fruitctl.transports.mcp_http import (
     ALLOW_REMOTE_ENV,
     GuardedMcpApp,
@@ -168,6 +169,62 @@ def test_a_request_past_the_guard_reaches_the_sdk(asgi: GuardedMcpApp) -> None:
         post(asgi, {**MCP_HEADERS, **AUTH})
 
 
+@pytest.fixture
+def tokens(app: bootstrap.App) -> TokenStore:
+    return TokenStore(secrets_dir(app))
+
+
+def guarded(app: bootstrap.App, tokens: TokenStore | None) -> GuardedMcpApp:
+    return http_app(app.gateway, token=TOKEN, host="127.0.0.1", port=PORT, tokens=tokens)
+
+
+def bearer(token: str) -> dict[str, str]:
+    return {**MCP_HEADERS, "Authorization": f"Bearer {token}"}
+
+
+def test_an_agent_token_of_the_http_api_passes_the_guard(
+    app: bootstrap.App, tokens: TokenStore
+) -> None:
+    agent, _ = tokens.issue("agent", 3600, "claude")
+    with pytest.raises(RuntimeError, match="Task group is not initialized"):  # reached the SDK
+        post(guarded(app, tokens), bearer(agent))
+
+
+def test_a_persons_revoked_or_foreign_token_is_refused(
+    app: bootstrap.App, tokens: TokenStore
+) -> None:
+    admin, _ = tokens.issue("admin", 3600, "alice")
+    revoked, claims = tokens.issue("agent", 3600, "gone")
+    tokens.revoke(claims.token_id)
+    other = TokenStore(secrets_dir(app).parent / "elsewhere").issue("agent", 3600, "x")[0]
+    asgi = guarded(app, tokens)
+    forbidden = post(asgi, bearer(admin))
+    assert forbidden.status_code == 403
+    assert "agent token" in forbidden.json()["error"]
+    gone = post(asgi, bearer(revoked))
+    assert (gone.status_code, gone.json()["error"]) == (
+        401,
+        "Unauthorized: the token has been revoked.",
+    )
+    assert post(asgi, bearer(other)).status_code == 401  # signed with another secret
+    assert admin not in forbidden.text and revoked not in gone.text
+
+
+def test_without_the_api_tokens_only_the_servers_own_token_passes(
+    app: bootstrap.App, tokens: TokenStore
+) -> None:
+    agent, _ = tokens.issue("agent", 3600, "claude")
+    assert post(guarded(app, None), bearer(agent)).status_code == 401
+
+
+def test_no_secret_means_no_token_to_verify_and_none_is_made(
+    app: bootstrap.App, tokens: TokenStore
+) -> None:
+    # A stranger's guess must not make the signing secret as a side effect.
+    assert post(guarded(app, tokens), bearer("eyJhbGciOiJIUzI1NiJ9.e30.x")).status_code == 401
+    assert not (secrets_dir(app) / "http_jwt_secret").exists()
+
+
 @pytest.mark.parametrize("origin", [None, "http://localhost:8766", "http://[::1]:8766"])
 def test_a_correct_initialize_is_answered(asgi: GuardedMcpApp, origin: str | None) -> None:
     headers = {**MCP_HEADERS, **AUTH, **({"Origin": origin} if origin else {})}
@@ -287,6 +344,14 @@ class RunningServer:
         return self.process.returncode, stdout
 
 
+async def propose(url: str, token: str, mode: str) -> Any:
+    """A write over MCP with ``token``: the pending proposal it becomes."""
+    http = httpx2.AsyncClient(headers={"Authorization": f"Bearer {token}"})
+    async with http, Client(streamable_http_client(url, http_client=http), mode=mode) as client:
+        result = await client.call_tool("create_reminders", {"reminders": [{"title": mode}]})
+        return result.structured_content
+
+
 async def list_and_call(url: str, token: str, mode: str) -> tuple[str, list[str], Any]:
     """The SDK's client; the bearer token rides on the httpx2 client it is given."""
     http = httpx2.AsyncClient(headers={"Authorization": f"Bearer {token}"})
@@ -305,6 +370,10 @@ def test_end_to_end_over_a_real_server(app: bootstrap.App, home: Path) -> None:
         # "auto" probes server/discover (the 2026 per-request era); "legacy" is the initialize
         # handshake with a session id and its GET stream.
         sessions = {mode: anyio.run(list_and_call, url, token, mode) for mode in ("auto", "legacy")}
+        # An agent token of the HTTP API: the calls are that agent's, in both eras.
+        agent, claims = TokenStore(secrets_dir(app)).issue("agent", 3600, "claude")
+        pending = {mode: anyio.run(propose, url, agent, mode) for mode in ("auto", "legacy")}
+        own = anyio.run(propose, url, token, "legacy")
         refused = httpx.post(url, json=INITIALIZE, headers=MCP_HEADERS)
         rebound = httpx.post(url, json=INITIALIZE, headers={**AUTH, "Host": f"evil.test:{port}"})
     finally:
@@ -316,6 +385,10 @@ def test_end_to_end_over_a_real_server(app: bootstrap.App, home: Path) -> None:
         assert isinstance(result.structured_content, dict)
     assert refused.status_code == 401
     assert rebound.status_code == 421
+    for proposal in pending.values():
+        assert proposal["status"] == "pending"
+        assert app.approvals.get(proposal["proposalId"])["actor"] == claims.actor.label
+    assert app.approvals.get(own["proposalId"])["actor"].startswith("agent:mcp:")
     assert code == 0
     assert stdout == ""
     assert token not in "".join(server.stderr)

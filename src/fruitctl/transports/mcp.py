@@ -30,6 +30,8 @@ INSTRUCTIONS = (
     "a person must approve it; poll get_proposal to learn what became of it."
 )
 METHOD_NOT_FOUND = -32601
+ACTOR_KEY = "fruitctl.actor"
+"""Where the HTTP guard leaves the agent an API token names, in the request's ASGI scope."""
 
 
 def build_server(gateway: Any, *, elicit: bool = False) -> Server[Any]:
@@ -47,7 +49,7 @@ def build_server(gateway: Any, *, elicit: bool = False) -> Server[Any]:
         tool = gateway.registry.get(params.name)
         if tool is None:  # a protocol error, not a tool result
             raise MCPError(METHOD_NOT_FOUND, f"Unknown tool '{params.name}'.")
-        actor = Actor("agent", f"mcp:{_client_name(ctx)}")
+        actor = _actor(ctx)
         arguments = params.arguments or {}
         if gateway.runs_on_loop(tool, arguments):  # a bounded read of the embedded store
             return render(gateway.invoke(tool.name, arguments, actor, inline=True))
@@ -168,6 +170,14 @@ def _question(proposal: dict[str, Any]) -> str:
     for row in proposal["diff"][:20]:
         lines.append(f"- {row['target']} · {row['field']}: {row['before']!r} -> {row['after']!r}")
     return "\n".join(lines)
+
+
+def _actor(ctx: ServerRequestContext[Any]) -> Actor:
+    """Who calls: the agent its HTTP bearer token names (a token from ``fruitctl auth token``,
+    each its own actor), else the MCP client, by the name it gave."""
+    request = ctx.request
+    named = None if request is None else getattr(request, "scope", {}).get(ACTOR_KEY)
+    return named if isinstance(named, Actor) else Actor("agent", f"mcp:{_client_name(ctx)}")
 
 
 def _client_name(ctx: ServerRequestContext[Any]) -> str:

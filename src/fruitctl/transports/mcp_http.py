@@ -5,7 +5,11 @@ Every request meets ``GuardedMcpApp`` before the SDK sees a byte of it, and is r
 1. its ``Host`` does not name this server (127.0.0.1, localhost, [::1] or the bound address, with
    the port): 421, the DNS-rebinding defence;
 2. it carries an ``Origin`` other than this server's own (a web page elsewhere): 403;
-3. it lacks ``Authorization: Bearer <token>`` (compared in constant time): 401;
+3. it lacks ``Authorization: Bearer <token>``: 401. The token is the server's own (compared in
+   constant time; the caller is then the MCP client, by the name it gives) or an HTTP API token
+   of scope ``agent`` from ``fruitctl auth token`` (verified, unexpired, unrevoked; the caller is
+   the agent it names, with its own rate limits and proposals). An admin token speaks for a
+   person, and MCP is for agents: 403;
 4. its body is over the limit, declared (``Content-Length``) or counted as it arrives: 413.
 
 The SDK's own transport security is configured with the same hosts and origins as a second line.
@@ -41,8 +45,10 @@ from starlette.datastructures import Headers
 from starlette.responses import JSONResponse
 from starlette.types import ASGIApp, Receive, Scope, Send
 
+from fruitctl.policy.decision import Actor
 from fruitctl.transports import asgi, net
-from fruitctl.transports.mcp import build_server
+from fruitctl.transports.http.tokens import TokenError, TokenStore, secrets_dir
+from fruitctl.transports.mcp import ACTOR_KEY, build_server
 
 if TYPE_CHECKING:
     from fruitctl.bootstrap import App
@@ -79,8 +85,10 @@ class GuardedMcpApp:
         hosts: list[str],
         origins: list[str],
         max_body_bytes: int,
+        tokens: TokenStore | None = None,
     ) -> None:
         self._inner = inner
+        self._tokens = tokens
         self._session_manager = session_manager
         self._token = token.encode()
         self._hosts = frozenset(hosts)
@@ -100,36 +108,55 @@ class GuardedMcpApp:
             await send({"type": "websocket.close", "code": 1008})
 
     async def _guarded(self, scope: Scope, receive: Receive, send: Send) -> None:
-        refusal = self._refusal(Headers(scope=scope))
+        refusal, agent = self._admit(Headers(scope=scope))
         if refusal is not None:
             await refusal(scope, receive, send)
             return
+        if agent is not None:
+            scope = {**scope, ACTOR_KEY: agent}
         messages = await asgi.read_body(receive, self._max_body_bytes)
         if messages is None:
             await _too_large()(scope, receive, send)
         elif messages[-1]["type"] == "http.request":  # else the client left mid-body
             await self._inner(scope, asgi.replay(messages, receive), send)
 
-    def _refusal(self, headers: Headers) -> JSONResponse | None:
+    def _admit(self, headers: Headers) -> tuple[JSONResponse | None, Actor | None]:
+        """A refusal, or None and the agent an API token names (None for the server's own)."""
         if not self._host_ok(headers):
-            return _error(421, "Misdirected request: the Host header does not name this server.")
+            return _error(
+                421, "Misdirected request: the Host header does not name this server."
+            ), None
         origin = headers.get("origin")
         if origin is not None and origin.lower() not in self._origins:
-            return _error(403, "Forbidden: requests from another origin are not accepted.")
-        if not self._token_ok(headers):
-            return _error(401, "Unauthorized: send 'Authorization: Bearer <token>'.", CHALLENGE)
-        return _length_refusal(headers.get("content-length"), self._max_body_bytes)
+            return _error(403, "Forbidden: requests from another origin are not accepted."), None
+        refusal, agent = self._bearer(headers)
+        if refusal is not None:
+            return refusal, None
+        return _length_refusal(headers.get("content-length"), self._max_body_bytes), agent
 
     def _host_ok(self, headers: Headers) -> bool:
         values = headers.getlist("host")
         return len(values) == 1 and values[0].lower() in self._hosts
 
-    def _token_ok(self, headers: Headers) -> bool:
+    def _bearer(self, headers: Headers) -> tuple[JSONResponse | None, Actor | None]:
         scheme, _, credentials = headers.get("authorization", "").partition(" ")
-        if scheme.lower() != "bearer":
-            return False
+        presented = credentials.strip()
+        if scheme.lower() != "bearer" or not presented:
+            return _error(
+                401, "Unauthorized: send 'Authorization: Bearer <token>'.", CHALLENGE
+            ), None
         # Header values arrive as latin-1 text; compare their bytes, in constant time.
-        return hmac.compare_digest(credentials.strip().encode("latin-1"), self._token)
+        if hmac.compare_digest(presented.encode("latin-1"), self._token):
+            return None, None
+        if self._tokens is None or not self._tokens.can_verify():
+            return _error(401, "Unauthorized: the token is not valid.", CHALLENGE), None
+        try:
+            claims = self._tokens.verify(presented)
+        except TokenError as exc:  # its message names the reason, never the token
+            return _error(401, f"Unauthorized: {exc}.", CHALLENGE), None
+        if claims.scope != "agent":
+            return _error(403, "Forbidden: MCP takes an agent token, not a person's."), None
+        return None, claims.actor
 
 
 def _length_refusal(declared: str | None, limit: int) -> JSONResponse | None:
@@ -159,9 +186,11 @@ def http_app(
     port: int,
     max_body_bytes: int = DEFAULT_MAX_BODY_BYTES,
     elicit: bool = False,
+    tokens: TokenStore | None = None,
 ) -> GuardedMcpApp:
     """The MCP server for ``gateway`` at ``/mcp``, as an ASGI app for ``host:port`` (bound);
-    ``elicit`` as in ``build_server``."""
+    ``elicit`` as in ``build_server``; ``tokens``: the HTTP API's, whose agent tokens are
+    accepted beside ``token``."""
     if not token:
         raise ValueError("an empty token would let anyone in")
     if not 0 < port < 65536:
@@ -184,6 +213,7 @@ def http_app(
         hosts=hosts,
         origins=origins,
         max_body_bytes=max_body_bytes,
+        tokens=tokens,
     )
 
 
@@ -263,7 +293,8 @@ def serve_http(app: App, *, host: str = "127.0.0.1", port: int = 8766) -> None:
 def _run(app: App, listener: socket.socket, host: str, token: str, created: bool) -> None:
     bound = int(listener.getsockname()[1])  # the real port, also when 0 was asked for
     elicit = app.config.settings.approvals.mcp_elicitation
-    asgi = http_app(app.gateway, token=token, host=host, port=bound, elicit=elicit)
+    tokens = TokenStore(secrets_dir(app))
+    asgi = http_app(app.gateway, token=token, host=host, port=bound, elicit=elicit, tokens=tokens)
     _announce(f"http://{net.uri_host(host)}:{bound}{MCP_PATH}", token_path(app), created)
     config = uvicorn.Config(
         asgi,
@@ -310,7 +341,8 @@ def _announce(url: str, path: Path, created: bool) -> None:
     # Never the token itself: stderr often ends up in a service manager's log.
     _say(f"fruitctl MCP server (streamable HTTP) at {url}")
     _say(f"Bearer token: {'created in' if created else 'in'} {path} (readable by you only)")
-    _say("Clients send it as 'Authorization: Bearer <token>'. Ctrl-C stops the server.")
+    _say("Clients send it as 'Authorization: Bearer <token>'; an agent token from")
+    _say("'fruitctl auth token' works too. Ctrl-C stops the server.")
 
 
 def _say(line: str) -> None:

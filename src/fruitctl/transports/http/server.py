@@ -93,6 +93,7 @@ class HttpServer:
             host=self.host,
             port=port,
             elicit=self.app.config.settings.approvals.mcp_elicitation,
+            tokens=self.tokens,
         )
         asgi = _beside_mcp(api, self._mcp)
         config = uvicorn.Config(

@@ -171,6 +171,10 @@ class TokenStore:
             raise TokenError("the token has been revoked")
         return Claims(payload["jti"], scope, str(payload["sub"]), float(payload["exp"]), parent)
 
+    def can_verify(self) -> bool:
+        """Whether a signing secret exists: without one, no token was ever issued here."""
+        return self._key is not None or self._secret_file.exists()
+
     # -- revoking ----------------------------------------------------------------------------
 
     def revoke(self, token_id: str) -> bool:
