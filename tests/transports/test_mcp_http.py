@@ -225,6 +225,30 @@ def test_no_secret_means_no_token_to_verify_and_none_is_made(
     assert not (secrets_dir(app) / "http_jwt_secret").exists()
 
 
+def test_a_secret_gone_bad_refuses_api_tokens_and_stops_a_new_server(
+    app: bootstrap.App, tokens: TokenStore, home: Path
+) -> None:
+    agent, _ = tokens.issue("agent", 3600, "claude")
+    (secrets_dir(app) / "http_jwt_secret").chmod(0o644)
+    fresh = TokenStore(secrets_dir(app))  # reads the secret again, as a new server would
+    refused = post(guarded(app, fresh), bearer(agent))
+    assert (refused.status_code, refused.json()["error"]) == (
+        401,
+        "Unauthorized: the token cannot be checked.",
+    )
+    assert post(guarded(app, fresh), {**MCP_HEADERS, **AUTH}, running=True).status_code == 200
+    env = {**os.environ, "FRUITCTL_HOME": str(home)}
+    done = subprocess.run(
+        [sys.executable, "-m", "fruitctl", "mcp", "--http", "--port", "0"],
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert done.returncode == 1
+    assert "readable by other users" in done.stderr
+
+
 @pytest.mark.parametrize("origin", [None, "http://localhost:8766", "http://[::1]:8766"])
 def test_a_correct_initialize_is_answered(asgi: GuardedMcpApp, origin: str | None) -> None:
     headers = {**MCP_HEADERS, **AUTH, **({"Origin": origin} if origin else {})}

@@ -47,7 +47,7 @@ from starlette.types import ASGIApp, Receive, Scope, Send
 
 from fruitctl.policy.decision import Actor
 from fruitctl.transports import asgi, net
-from fruitctl.transports.http.tokens import TokenError, TokenStore, secrets_dir
+from fruitctl.transports.http.tokens import SecretError, TokenError, TokenStore, secrets_dir
 from fruitctl.transports.mcp import ACTOR_KEY, build_server
 
 if TYPE_CHECKING:
@@ -154,6 +154,8 @@ class GuardedMcpApp:
             claims = self._tokens.verify(presented)
         except TokenError as exc:  # its message names the reason, never the token
             return _error(401, f"Unauthorized: {exc}.", CHALLENGE), None
+        except SecretError:  # the secret went bad while serving: no token can be checked
+            return _error(401, "Unauthorized: the token cannot be checked.", CHALLENGE), None
         if claims.scope != "agent":
             return _error(403, "Forbidden: MCP takes an agent token, not a person's."), None
         return None, claims.actor
@@ -293,7 +295,7 @@ def serve_http(app: App, *, host: str = "127.0.0.1", port: int = 8766) -> None:
 def _run(app: App, listener: socket.socket, host: str, token: str, created: bool) -> None:
     bound = int(listener.getsockname()[1])  # the real port, also when 0 was asked for
     elicit = app.config.settings.approvals.mcp_elicitation
-    tokens = TokenStore(secrets_dir(app))
+    tokens = _api_tokens(app)
     asgi = http_app(app.gateway, token=token, host=host, port=bound, elicit=elicit, tokens=tokens)
     _announce(f"http://{net.uri_host(host)}:{bound}{MCP_PATH}", token_path(app), created)
     config = uvicorn.Config(
@@ -307,6 +309,18 @@ def _run(app: App, listener: socket.socket, host: str, token: str, created: bool
     )
     with contextlib.suppress(KeyboardInterrupt), _sigterm_as_interrupt():
         uvicorn.Server(config).run(sockets=[listener])
+
+
+def _api_tokens(app: App) -> TokenStore:
+    """The HTTP API's tokens, their signing secret checked now (when one was made) so that a
+    bad one stops the server with a message instead of failing each request."""
+    tokens = TokenStore(secrets_dir(app))
+    try:
+        if tokens.can_verify():
+            tokens.key()
+    except SecretError as exc:
+        raise ServeError(str(exc)) from None
+    return tokens
 
 
 @contextlib.contextmanager
