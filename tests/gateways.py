@@ -13,7 +13,6 @@ from fruitctl.gateway import Gateway
 from fruitctl.policy import governance
 from fruitctl.policy.engine import Policy
 from fruitctl.policy.modes import ModeStore
-from fruitctl.policy.targets import CHECKS
 from fruitctl.store import open_database
 from fruitctl.tools.model import Tool
 from fruitctl.tools.registry import ToolRegistry
@@ -31,7 +30,7 @@ def gateway_with(extra: Sequence[Tool], log_stream: io.StringIO) -> Iterator[Gat
     modes = ModeStore(engine)
     gateway = Gateway(
         ToolRegistry(catalog),
-        Policy(rules, modes, recorder, CHECKS),
+        Policy(rules, modes, recorder),
         app.gateway.context,
         telemetry.configure_logging(None, stream=log_stream),
         recorder,

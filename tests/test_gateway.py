@@ -235,7 +235,7 @@ def test_write_file_follows_the_mode(app: bootstrap.App, home: Path) -> None:
     waiting = app.gateway.invoke("write_file", {"path": target, "content": "2"}, AGENT)
     assert waiting.success and waiting.output["status"] == "pending"
     assert (workspace / "out.txt").read_text() == "1"
-    app.approvals.approve(waiting.output["proposalId"], HUMAN)
+    app.gateway.decide(waiting.output["proposalId"], "approve", HUMAN)
     assert (workspace / "out.txt").read_text() == "2"
 
 

@@ -21,12 +21,11 @@ from fruitctl.approvals.config import ConfigStore
 from fruitctl.approvals.engine import Approvals
 from fruitctl.config import Config, ConfigError
 from fruitctl.domain.errors import from_code
-from fruitctl.gateway import Gateway
+from fruitctl.gateway import Action, Gateway
 from fruitctl.policy import governance as governance_module
 from fruitctl.policy.decision import Actor
 from fruitctl.policy.engine import Policy
 from fruitctl.policy.modes import ModeStore
-from fruitctl.policy.targets import CHECKS
 from fruitctl.ports import CalendarBackend, RemindersBackend
 from fruitctl.services.calendar import CalendarService
 from fruitctl.services.demo import DemoService
@@ -131,7 +130,7 @@ class App:
         registry = ToolRegistry(_governed(t, rules.apply(t.definition)) for t in catalog)
         recorder = telemetry.CallRecorder(self.state)
         context = ToolContext(self._factories(rules), rules.of)
-        policy = Policy(rules, self.modes, recorder, CHECKS)
+        policy = Policy(rules, self.modes, recorder)
         log = telemetry.configure_logging(self.config.paths.log_dir)
         embedded = frozenset({"reminders"} if self.backend_factory is _local else set())
         gateway = Gateway(
@@ -185,6 +184,12 @@ class App:
         if result.success:
             return result.output
         raise from_code(result.error_code, result.error or "", **result.error_details)
+
+    def decide(
+        self, proposal_id: str, action: Action, actor: Actor = CLI_ACTOR, reason: str | None = None
+    ) -> dict[str, Any]:
+        """A person's decision on a proposal (``Gateway.decide``): approve, reject or undo."""
+        return self.gateway.decide(proposal_id, action, actor, reason)
 
     def stats(self, since: float) -> list[dict[str, Any]]:
         self.gateway.flush()  # this process's buffered calls count too

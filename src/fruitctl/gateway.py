@@ -1,9 +1,16 @@
-"""``Gateway.invoke(tool, args, actor)``: the one entry every front door uses.
+"""``Gateway.invoke(tool, args, actor)``: the one entry every front door uses for a call, and
+``Gateway.decide(proposal, action, actor)`` the one it uses for a person's decision.
 
-lookup -> argument validation -> policy decision -> execution under the tool's timeout ->
-``ToolResult`` -> telemetry. Every failure comes back as a result with a canonical error code;
-nothing raises out of ``invoke``. A call past its timeout is abandoned (its thread finishes in
-the background) and the gateway answers ``timeout`` and stays responsive.
+invoke: lookup -> argument validation -> policy decision -> execution under the tool's timeout
+(or, for a write that needs approval, its targets resolved and the workable part filed as a
+proposal) -> ``ToolResult`` -> telemetry. Every failure comes back as a result with a canonical
+error code; nothing raises out of ``invoke``. A call past its timeout is abandoned (its thread
+finishes in the background) and the gateway answers ``timeout`` and stays responsive.
+
+decide: approving asks the policy again, for the person, on the stored arguments of the agent's
+write (mode, the agent's allowlists and rate limit); a denial keeps the proposal pending with
+the reason. An allowed approval executes exactly once and is recorded as a call under the
+proposal's trace id (``approved`` or ``failed``), like any other call.
 """
 
 from __future__ import annotations
@@ -14,11 +21,18 @@ from collections.abc import Callable, Mapping
 from concurrent.futures import ThreadPoolExecutor
 from concurrent.futures import TimeoutError as FutureTimeout
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Literal
 
 from pydantic import BaseModel
 
-from fruitctl.domain.errors import FruitctlError, InternalError, MethodNotFound, Timeout
+from fruitctl.domain.errors import (
+    FruitctlError,
+    InternalError,
+    MethodNotFound,
+    Timeout,
+    Unsupported,
+    from_code,
+)
 from fruitctl.policy.decision import Actor, Decision
 from fruitctl.policy.engine import Policy
 from fruitctl.telemetry import CallRecord, CallRecorder, EventLog, new_span_id, new_trace_id
@@ -29,8 +43,9 @@ from fruitctl.tools.registry import ToolRegistry
 if TYPE_CHECKING:
     from fruitctl.approvals.engine import Approvals
 
-WRITE_CATEGORIES = frozenset({"pim_write", "system_write"})
 ChildRunner = Callable[[str, dict[str, Any], float, Any], Any]
+Action = Literal["approve", "reject", "undo"]
+ACTIONS: tuple[Action, ...] = ("approve", "reject", "undo")
 
 
 @dataclass
@@ -86,18 +101,89 @@ class Gateway:
         call = _Call(name, actor, trace_id or new_trace_id(), new_span_id(), time.perf_counter())
         tool = self.registry.get(name)
         if tool is None:
-            return self._failed(call, MethodNotFound(f"Unknown tool '{name}'."), "failed")
+            return self._failed(call, MethodNotFound(f"Unknown tool '{name}'."))
         try:
             parsed = tool.parse(args)
             call.args = parsed
             decision = self.policy.decide(tool, parsed, actor, self.context)
         except FruitctlError as exc:
-            return self._failed(call, exc, "failed")
+            return self._failed(call, exc)
         if decision.verdict == "propose" and self.approvals is not None:
             return self._proposed(call, tool, parsed, idempotency_key)
         if decision.verdict != "allow":
             return self._blocked(call, decision)
         return self._execute(call, tool, parsed, idempotency_key, inline)
+
+    def decide(
+        self, proposal_id: str, action: Action, actor: Actor, reason: str | None = None
+    ) -> dict[str, Any]:
+        """A person's decision on a proposal, for every front door: ``approve`` (the policy
+        decides again; the proposal's view once executed), ``reject`` (its view) or ``undo``
+        (the pending object of a new proposal restoring what it changed). A refusal or a
+        failure raises its domain error; an approval's is also recorded on the proposal."""
+        if self.approvals is None:
+            raise Unsupported("Approvals are not available in this gateway.")
+        if action == "approve":
+            return self._approve(self.approvals, proposal_id, actor)
+        if action == "reject":
+            return self.approvals.reject(proposal_id, actor, reason)
+        if action == "undo":
+            return self._undo(self.approvals, proposal_id, actor)
+        raise MethodNotFound(f"Unknown action '{action}': {', '.join(ACTIONS)}.")
+
+    def _approve(self, approvals: Approvals, proposal_id: str, actor: Actor) -> dict[str, Any]:
+        filed = approvals.awaiting(proposal_id, actor)
+        trace_id = filed.trace_id or new_trace_id()  # proposals filed before traces were kept
+        call = _Call(filed.tool, actor, trace_id, new_span_id(), time.perf_counter())
+        tool = self.registry.get(filed.tool)
+        if tool is None:
+            raise self._raise(self._failed(call, MethodNotFound(f"Unknown tool '{call.name}'.")))
+        try:
+            call.args = args = tool.parse(filed.args)
+            decision = self.policy.decide(
+                tool, args, actor, self.context, origin=filed.origin, filed_as=filed.trace_id
+            )
+        except FruitctlError as exc:
+            raise self._raise(self._failed(call, exc)) from None
+        if decision.verdict != "allow":
+            approvals.hold(proposal_id, actor, decision)
+            raise self._raise(self._blocked(call, decision))
+        self._log.info("tool_call_started", **self._fields(call), proposal_id=proposal_id)
+        try:
+            view = approvals.approve(proposal_id, actor, decision)
+        except FruitctlError as exc:
+            raise self._raise(self._failed(call, exc)) from None
+        latency = self._elapsed(call)
+        self._log.info("tool_call_completed", **self._fields(call), latency_ms=latency)
+        self._record(call, "approved", None, latency)
+        return view
+
+    def _undo(self, approvals: Approvals, proposal_id: str, actor: Actor) -> dict[str, Any]:
+        name, args = approvals.inverse_of(proposal_id, actor)
+        result = self._file(name, args, actor, undo_of=proposal_id)
+        if not result.success:
+            raise self._raise(result)
+        return dict(result.output)
+
+    def _file(self, name: str, args: dict[str, Any], actor: Actor, undo_of: str) -> ToolResult:
+        """A proposal filed by a person (an undo): judged by the policy like any call, never
+        executed before it is approved."""
+        call = _Call(name, actor, new_trace_id(), new_span_id(), time.perf_counter())
+        tool = self.registry.get(name)
+        if tool is None:
+            return self._failed(call, MethodNotFound(f"Unknown tool '{name}'."))
+        try:
+            call.args = parsed = tool.parse(args)
+            decision = self.policy.decide(tool, parsed, actor, self.context)
+        except FruitctlError as exc:
+            return self._failed(call, exc)
+        if decision.verdict == "deny":
+            return self._blocked(call, decision)
+        return self._proposed(call, tool, parsed, None, undo_of=undo_of)
+
+    @staticmethod
+    def _raise(result: ToolResult) -> FruitctlError:
+        return from_code(result.error_code, result.error or "", **result.error_details)
 
     @property
     def events(self) -> EventLog:
@@ -147,21 +233,36 @@ class Gateway:
         return arguments is not None and tool.bounded_when(arguments)
 
     def _perform(
-        self, tool: Tool, args: BaseModel, actor: Actor, key: str | None, inline: bool
+        self, call: _Call, tool: Tool, args: BaseModel, key: str | None, inline: bool
     ) -> Any:
-        writes = tool.definition.category in WRITE_CATEGORIES
-        if writes and self.approvals is not None:  # exactly-once, audited, undoable
-            return self.approvals.execute_direct(tool, args, actor, key)
+        if tool.writes and self.approvals is not None:  # exactly-once, audited, undoable
+            return self.approvals.execute_direct(
+                tool, args, call.actor, key, trace_id=call.trace_id
+            )
         if inline and self.runs_inline(tool):
             return tool.function(args, self.context)
         return self.run_tool(tool, args)
 
-    def _proposed(self, call: _Call, tool: Tool, args: BaseModel, key: str | None) -> ToolResult:
+    def _proposed(
+        self,
+        call: _Call,
+        tool: Tool,
+        args: BaseModel,
+        key: str | None,
+        undo_of: str | None = None,
+    ) -> ToolResult:
+        """File the part of a write that can work; the rest is answered at once, in the
+        partial-failure shape, and nothing is filed when no part can (the error itself)."""
         assert self.approvals is not None
         try:
-            pending = self.approvals.propose(tool, args, call.actor, key)
+            workable, failed = self._resolve(tool, args)
+            pending = self.approvals.propose(
+                tool, workable, call.actor, key, trace_id=call.trace_id, undo_of=undo_of
+            )
         except FruitctlError as exc:
-            return self._failed(call, exc, "failed")
+            return self._failed(call, exc)
+        if failed:
+            pending = {**pending, "failed": failed}
         latency = self._elapsed(call)
         self._log.info(
             "tool_call_proposed",
@@ -179,18 +280,27 @@ class Gateway:
             metadata={"pending": True},
         )
 
+    def _resolve(self, tool: Tool, args: BaseModel) -> tuple[BaseModel, list[dict[str, Any]]]:
+        """Fail fast: the arguments cut to the items whose targets resolve the way the direct
+        call would resolve them, and the items that do not."""
+        if tool.change is None or tool.change.resolve is None:
+            return args, []
+        plain = args.model_dump(mode="json", exclude_unset=True)
+        workable, failed = tool.change.resolve(plain, self.context)
+        return (tool.parse(workable) if failed else args), failed
+
     def _execute(
         self, call: _Call, tool: Tool, args: BaseModel, key: str | None, inline: bool = False
     ) -> ToolResult:
         self._log.info("tool_call_started", **self._fields(call), arguments=args)
         token = current_actor.set(call.actor)
         try:
-            output = self._perform(tool, args, call.actor, key, inline)
+            output = self._perform(call, tool, args, key, inline)
         except FruitctlError as exc:
-            return self._failed(call, exc, "failed")
+            return self._failed(call, exc)
         except Exception as exc:  # a bug in a tool: report it, never its traceback
             self._log.error("tool_call_crashed", **self._fields(call), exception=type(exc).__name__)
-            return self._failed(call, InternalError(f"{tool.name} failed unexpectedly."), "failed")
+            return self._failed(call, InternalError(f"{tool.name} failed unexpectedly."))
         finally:
             current_actor.reset(token)
         latency = self._elapsed(call)
@@ -233,12 +343,12 @@ class Gateway:
             trace_id=call.trace_id,
         )
 
-    def _failed(self, call: _Call, error: FruitctlError, outcome: str) -> ToolResult:
+    def _failed(self, call: _Call, error: FruitctlError) -> ToolResult:
         latency = self._elapsed(call)
         self._log.warning(
             "tool_call_failed", **self._fields(call), error_code=error.code, latency_ms=latency
         )
-        self._record(call, outcome, error.code, latency)
+        self._record(call, "failed", error.code, latency)
         return ToolResult(
             tool_name=call.name,
             success=False,

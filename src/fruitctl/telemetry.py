@@ -160,7 +160,7 @@ class CallRecord:
     tool: str
     actor: str
     actor_kind: str
-    outcome: str  # ok | failed | blocked | proposed
+    outcome: str  # ok | proposed | approved | blocked | failed
     error_code: str | None
     latency_ms: float
 
@@ -169,7 +169,9 @@ _INSERT = (
     "INSERT INTO tool_calls (at, trace_id, span_id, tool, actor, actor_kind, outcome, "
     "error_code, latency_ms) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)"
 )
-COUNTED = ("ok", "failed", "proposed")  # calls that ran or were filed count toward rate limits
+# Calls that ran or were filed count toward rate limits; an approved proposal's execution
+# ("approved") does not: its filing counted already.
+COUNTED = ("ok", "failed", "proposed")
 
 
 class CallRecorder:
@@ -190,12 +192,19 @@ class CallRecorder:
         if full:
             self.flush()
 
-    def recent(self, tool: str, since: float, actor: str | None = None) -> list[float]:
+    def recent(
+        self, tool: str, since: float, actor: str | None = None, besides: str | None = None
+    ) -> list[float]:
+        """When ``tool`` was called since ``since`` (by ``actor``), leaving out the calls of
+        trace ``besides``: a proposal being approved counted when it was filed."""
         query = "SELECT at FROM tool_calls WHERE tool = ? AND at >= ? AND outcome IN (?, ?, ?)"
         params: list[Any] = [tool, since, *COUNTED]
         if actor is not None:
             query += " AND actor = ?"
             params.append(actor)
+        if besides is not None:
+            query += " AND trace_id != ?"
+            params.append(besides)
         with self._lock:
             stored = [row[0] for row in self._conn.execute(query, params)]
             buffered = [
@@ -205,6 +214,7 @@ class CallRecorder:
                 and r.at >= since
                 and r.outcome in COUNTED
                 and (actor is None or r.actor == actor)
+                and r.trace_id != besides
             ]
         return sorted(stored + buffered)
 

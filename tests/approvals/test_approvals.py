@@ -66,7 +66,7 @@ def test_a_write_from_an_agent_waits_then_runs_once_approved(app: bootstrap.App)
     assert pending["diff"] == [
         {"target": "new reminder 1", "field": "title", "before": None, "after": "Buy milk"}
     ]
-    done = app.approvals.approve(pid, PERSON)
+    done = app.gateway.decide(pid, "approve", PERSON)
     assert done["status"] == "EXECUTED" and done["resolvedBy"] == "human:me"
     assert done["result"][0]["title"] == "Buy milk"
     assert titles(app) == ["Buy milk"]
@@ -75,7 +75,7 @@ def test_a_write_from_an_agent_waits_then_runs_once_approved(app: bootstrap.App)
 
 def test_reject_changes_nothing_and_keeps_the_reason(app: bootstrap.App) -> None:
     pid = propose(app, "create_reminders", {"reminders": [{"title": "x"}]})
-    rejected = app.approvals.reject(pid, PERSON, "not now")
+    rejected = app.gateway.decide(pid, "reject", PERSON, "not now")
     assert (rejected["status"], rejected["reason"]) == ("REJECTED", "not now")
     assert titles(app) == []
     assert events(app, pid) == ["proposal_created", "rejected"]
@@ -87,18 +87,18 @@ def test_a_decided_proposal_cannot_be_decided_again(
     app: bootstrap.App, first: str, then: str
 ) -> None:
     pid = propose(app, "create_reminders", {"reminders": [{"title": "x"}]})
-    getattr(app.approvals, first)(pid, PERSON)
+    app.gateway.decide(pid, first, PERSON)
     with pytest.raises(Conflict, match="already"):
-        getattr(app.approvals, then)(pid, PERSON)
+        app.gateway.decide(pid, then, PERSON)
 
 
 def test_unknown_proposals_and_agents_deciding(app: bootstrap.App) -> None:
     with pytest.raises(ProposalNotFound):
-        app.approvals.approve("p0000", PERSON)
+        app.gateway.decide("p0000", "approve", PERSON)
     pid = propose(app, "create_reminders", {"reminders": [{"title": "x"}]})
     for action in ("approve", "reject", "undo"):
         with pytest.raises(PermissionDenied, match="Only a person"):
-            getattr(app.approvals, action)(pid, AGENT)
+            app.gateway.decide(pid, action, AGENT)
     assert app.approvals.get(pid)["status"] == "PENDING"
 
 
@@ -110,9 +110,9 @@ def test_proposals_expire(home: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     assert app.approvals.recent("pending") == []
     assert app.approvals.get(pid)["status"] == "EXPIRED"
     with pytest.raises(ProposalExpired):
-        app.approvals.approve(pid, PERSON)
+        app.gateway.decide(pid, "approve", PERSON)
     with pytest.raises(ProposalExpired):
-        app.approvals.reject(pid, PERSON)
+        app.gateway.decide(pid, "reject", PERSON)
     assert events(app, pid) == ["proposal_created", "expired"]
     assert titles(app) == []
     app.close()
@@ -122,7 +122,7 @@ def test_an_agent_reads_only_its_own_proposals(app: bootstrap.App) -> None:
     pid = propose(app, "create_reminders", {"reminders": [{"title": "x"}]})
     own = app.gateway.invoke("get_proposal", {"id": pid}, AGENT)
     assert own.success and own.output["status"] == "PENDING"
-    app.approvals.approve(pid, PERSON)
+    app.gateway.decide(pid, "approve", PERSON)
     assert app.gateway.invoke("get_proposal", {"id": pid}, AGENT).output["status"] == "EXECUTED"
     other = app.gateway.invoke("get_proposal", {"id": pid}, OTHER)
     assert other.error_code == "proposal_not_found"
@@ -140,7 +140,7 @@ def test_racing_threads_execute_a_proposal_once(home: Path) -> None:
     def approve() -> None:
         racer = bootstrap.build()
         try:
-            racer.approvals.approve(pid, PERSON)
+            racer.gateway.decide(pid, "approve", PERSON)
             outcomes.append("ok")
         except FruitctlError as exc:
             outcomes.append(exc.code)
@@ -200,7 +200,7 @@ def test_kill_9_mid_approval_never_runs_twice_nor_loses_a_proposal(home: Path) -
         state = after.approvals.get(pid)["status"]
         assert state in ("PENDING", "EXECUTED"), (delay, state)
         if state == "PENDING":  # killed before anything was applied: still approvable
-            after.approvals.approve(pid, PERSON)
+            after.gateway.decide(pid, "approve", PERSON)
         assert after.approvals.get(pid)["status"] == "EXECUTED"
         found = after.call("query_reminders", {"status": "all", "limit": 200, "query": "length(@)"})
         assert found == 300, (delay, found)  # exactly once, never 600
@@ -232,7 +232,7 @@ def test_a_target_changed_since_the_proposal_is_a_conflict(app: bootstrap.App) -
     pid = propose(app, "update_reminders", {"reminders": [{"id": made["id"], "title": "final"}]})
     app.call("update_reminders", {"reminders": [{"id": made["id"], "notes": "edited"}]}, PERSON)
     with pytest.raises(Conflict) as raised:
-        app.approvals.approve(pid, PERSON)
+        app.gateway.decide(pid, "approve", PERSON)
     fields = {c["field"] for c in raised.value.details["changes"]}
     assert "notes" in fields
     assert app.approvals.get(pid)["status"] == "FAILED"
@@ -243,14 +243,14 @@ def test_a_target_changed_since_the_proposal_is_a_conflict(app: bootstrap.App) -
 
 
 def _approve_undo(app: bootstrap.App, pid: str) -> None:
-    undo = app.approvals.undo(pid, PERSON)
+    undo = app.gateway.decide(pid, "undo", PERSON)
     assert app.approvals.get(undo["proposalId"])["undoOf"] == pid
-    app.approvals.approve(undo["proposalId"], PERSON)
+    app.gateway.decide(undo["proposalId"], "approve", PERSON)
 
 
 def test_undo_a_create(app: bootstrap.App) -> None:
     pid = propose(app, "create_reminders", {"reminders": [{"title": "oops"}]})
-    app.approvals.approve(pid, PERSON)
+    app.gateway.decide(pid, "approve", PERSON)
     _approve_undo(app, pid)
     assert titles(app) == []
 
@@ -280,7 +280,7 @@ def test_undo_an_update_or_a_completion(app: bootstrap.App, change: dict[str, An
         PERSON,
     )[0]
     pid = propose(app, "update_reminders", {"reminders": [{"id": made["id"], **change}]})
-    app.approvals.approve(pid, PERSON)
+    app.gateway.decide(pid, "approve", PERSON)
     _approve_undo(app, pid)
     back = app.call("get_reminder", {"id": made["id"]})
     for field in (
@@ -320,7 +320,7 @@ def test_undo_a_delete_brings_the_reminder_back_with_its_fields(app: bootstrap.A
     app.call("update_reminders", {"reminders": [{"id": made["id"], "completed": True}]}, PERSON)
     made = app.call("get_reminder", {"id": made["id"]})
     pid = propose(app, "delete_reminders", {"ids": [made["id"]]})
-    app.approvals.approve(pid, PERSON)
+    app.gateway.decide(pid, "approve", PERSON)
     assert titles(app) == []
     _approve_undo(app, pid)
     (back,) = app.call("query_reminders", {"list": {"all": True}, "status": "all"})
@@ -342,7 +342,7 @@ def test_undo_a_delete_brings_the_reminder_back_with_its_fields(app: bootstrap.A
 def test_what_cannot_be_undone_says_so(app: bootstrap.App) -> None:
     pid = propose(app, "create_reminders", {"reminders": [{"title": "x"}]})
     with pytest.raises(Conflict, match="only an executed one"):
-        app.approvals.undo(pid, PERSON)
+        app.gateway.decide(pid, "undo", PERSON)
 
 
 # -- allowlists and idempotency -----------------------------------------------------------

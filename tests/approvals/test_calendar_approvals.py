@@ -48,8 +48,8 @@ def events(app: bootstrap.App) -> list[dict[str, Any]]:
 
 
 def undo(app: bootstrap.App, pid: str) -> dict[str, Any]:
-    filed = app.approvals.undo(pid, PERSON)
-    return app.approvals.approve(filed["proposalId"], PERSON)
+    filed = app.gateway.decide(pid, "undo", PERSON)
+    return app.gateway.decide(filed["proposalId"], "approve", PERSON)
 
 
 def test_calendar_tools_are_registered_with_their_categories() -> None:
@@ -80,7 +80,7 @@ def test_a_proposed_create_is_approved_then_undone(app: bootstrap.App) -> None:
         pending["diff"]
     )
     assert events(app) == []
-    done = app.approvals.approve(pid, PERSON)
+    done = app.gateway.decide(pid, "approve", PERSON)
     assert done["status"] == "EXECUTED" and done["canUndo"]
     assert len(events(app)) == 6 and done["result"]["recurrence"] == "FREQ=WEEKLY"
     undone = undo(app, pid)
@@ -99,7 +99,7 @@ def test_a_proposed_occurrence_move_is_undone_to_where_it_was(app: bootstrap.App
     assert app.approvals.get(pid)["summary"] == (
         "Change startAt, title of the occurrence of 'Weekly review' on 2026-03-27T09:00:00+01:00"
     )
-    app.approvals.approve(pid, PERSON)
+    app.gateway.decide(pid, "approve", PERSON)
     assert app.call("get_event", {"id": occurrence})["startAt"] == "2026-03-27T15:00:00+01:00"
     undo(app, pid)
     back = app.call("get_event", {"id": occurrence})
@@ -113,7 +113,7 @@ def test_a_series_change_is_undone_whole(app: bootstrap.App) -> None:
         "update_event",
         {"id": series["id"], "startAt": "2026-03-20T11:00:00+01:00", "location": None},
     )
-    app.approvals.approve(pid, PERSON)
+    app.gateway.decide(pid, "approve", PERSON)
     assert events(app)[0]["startAt"] == "2026-03-20T11:00:00+01:00"
     undo(app, pid)
     restored = app.call("get_event", {"id": series["id"]})
@@ -125,7 +125,7 @@ def test_a_change_made_meanwhile_is_a_conflict(app: bootstrap.App) -> None:
     pid = propose(app, "update_event", {"id": made["id"], "title": "agent's"})
     app.call("update_event", {"id": made["id"], "notes": "a person wrote this"})
     with pytest.raises(Conflict):
-        app.approvals.approve(pid, PERSON)
+        app.gateway.decide(pid, "approve", PERSON)
     assert app.approvals.get(pid)["status"] == "FAILED"
     assert app.call("get_event", {"id": made["id"]})["title"] == "draft"
 
@@ -134,7 +134,7 @@ def test_a_deleted_series_comes_back_with_undo(app: bootstrap.App) -> None:
     series = app.call("create_event", SERIES)
     pid = propose(app, "delete_event", {"id": series["id"]})
     assert app.approvals.get(pid)["summary"] == "Delete event 'Weekly review' (every occurrence)"
-    app.approvals.approve(pid, PERSON)
+    app.gateway.decide(pid, "approve", PERSON)
     assert events(app) == []
     undo(app, pid)
     again = events(app)
@@ -148,10 +148,10 @@ def test_a_deleted_series_comes_back_with_undo(app: bootstrap.App) -> None:
 def test_a_deleted_occurrence_cannot_be_undone(app: bootstrap.App) -> None:
     series = app.call("create_event", SERIES)
     pid = propose(app, "delete_event", {"id": series["id"], "occurrence": "2026-03-27"})
-    done = app.approvals.approve(pid, PERSON)
+    done = app.gateway.decide(pid, "approve", PERSON)
     assert done["status"] == "EXECUTED" and not done["canUndo"]
     with pytest.raises(InvalidParams, match="cannot be undone"):
-        app.approvals.undo(pid, PERSON)
+        app.gateway.decide(pid, "undo", PERSON)
     assert len(events(app)) == 5
 
 

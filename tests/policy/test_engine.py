@@ -77,7 +77,7 @@ def test_every_mode_decides_as_documented(app: bootstrap.App) -> None:
         assert decision.reason
 
 
-def test_list_allowlist_for_reminder_writes(home: Path) -> None:
+def test_list_allowlist_binds_agents_writes(home: Path) -> None:
     governance(
         home,
         "tools:\n  create_reminders:\n    allowed_lists: [Inbox]\n"
@@ -86,21 +86,21 @@ def test_list_allowlist_for_reminder_writes(home: Path) -> None:
     app = bootstrap.build()
     app.call("get_lists", {})
     inbox = app.backend.create_list("Inbox")
-    denied = app.gateway.invoke("create_reminders", {"reminders": [{"title": "x"}]}, HUMAN)
+    denied = app.gateway.invoke("create_reminders", {"reminders": [{"title": "x"}]}, AGENT)
     assert (denied.error_code, denied.error) == (
         "list_not_allowed",
         "Writes to list 'Reminders' are not permitted.",
     )
-    made = app.call(
-        "create_reminders", {"reminders": [{"title": "ok", "list": {"id": inbox.id}}]}, HUMAN
-    )
-    move = app.gateway.invoke(
-        "update_reminders",
-        {"reminders": [{"id": made[0]["id"], "list": {"name": "Reminders"}}]},
-        HUMAN,
-    )
-    assert move.error_code == "list_not_allowed"
+    into_inbox = {"reminders": [{"title": "ok", "list": {"id": inbox.id}}]}
+    assert app.gateway.invoke("create_reminders", into_inbox, AGENT).metadata["pending"]
+    made = app.call("create_reminders", into_inbox, HUMAN)
+    move = {"reminders": [{"id": made[0]["id"], "list": {"name": "Reminders"}}]}
+    assert app.gateway.invoke("update_reminders", move, AGENT).error_code == "list_not_allowed"
     assert app.call("get_reminder", {"id": made[0]["id"]})["listName"] == "Inbox"
+    # The allowlist is the agents': the person's own writes go anywhere.
+    own = app.call("create_reminders", {"reminders": [{"title": "mine"}]}, HUMAN)
+    assert own[0]["listName"] == "Reminders"
+    assert app.call("update_reminders", move, HUMAN)[0]["listName"] == "Reminders"
     app.close()
 
 

@@ -169,7 +169,7 @@ def test_a_write_comes_back_pending_and_can_be_polled(app: bootstrap.App) -> Non
     assert pending["status"] == "pending" and pending["approve"].endswith(pending["proposalId"])
     assert mcp("query_reminders") == []
     assert mcp("get_proposal", {"id": pending["proposalId"]})["status"] == "PENDING"
-    app.approvals.approve(pending["proposalId"], Actor("human", "me"))
+    app.gateway.decide(pending["proposalId"], "approve", Actor("human", "me"))
     polled = mcp("get_proposal", {"id": pending["proposalId"]})
     assert polled["status"] == "EXECUTED" and polled["result"][0]["title"] == "from claude"
     assert [r["title"] for r in mcp("query_reminders")] == ["from claude"]

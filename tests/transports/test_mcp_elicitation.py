@@ -86,3 +86,28 @@ def test_off_by_default(app: bootstrap.App) -> None:
     )
     assert asked == [] and result.structured_content["status"] == "pending"
     assert titles(app) == []
+
+
+def test_an_accept_after_lockdown_is_refused_by_the_policy(app: bootstrap.App) -> None:
+    """The person accepts in the client, but LOCKDOWN began while the form was open: the
+    approval goes through the policy like any other and the write waits."""
+    asked: list[str] = []
+
+    async def on_elicit(context: Any, params: Any) -> types.ElicitResult:
+        asked.append(params.message)
+        await anyio.to_thread.run_sync(lambda: app.modes.set("LOCKDOWN", "someone"))
+        return types.ElicitResult(action="accept", content={"approve": True})
+
+    async def main() -> Any:
+        server = build_server(app.gateway, elicit=True)
+        async with Client(server, mode="legacy", elicitation_callback=on_elicit) as client:
+            return await client.call_tool("create_reminders", CREATE)
+
+    result = anyio.run(main)
+    assert asked
+    shown = result.structured_content
+    assert shown["status"] == "PENDING"
+    assert shown["reason"] == "Approval refused: create_reminders is not allowed in LOCKDOWN mode."
+    assert app.approvals.recent("pending")
+    app.modes.set("NORMAL", "someone")
+    assert titles(app) == []

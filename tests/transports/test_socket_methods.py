@@ -265,3 +265,23 @@ def test_token_file_is_private(daemon: Daemon) -> None:
 
 def test_daemon_home_is_not_the_test_home(daemon: Daemon, home: Path) -> None:
     assert daemon.home != home  # the daemon's files never mix with in-process tests'
+
+
+def test_an_agents_write_fails_fast_item_by_item(rpc: Raw) -> None:
+    items = [
+        {"title": "Post the letter", "list": {"name": "Errands"}},
+        {"title": "Lost", "list": {"name": "Nowhere"}},
+    ]
+    pending = rpc.result("reminders.create", {"reminders": items})
+    assert pending["status"] == "pending"
+    assert pending["failed"] == [
+        {
+            "index": 1,
+            "error": "No list found with name: 'Nowhere'. "
+            "Available lists: Reminders, Inbox, Work, Personal, Errands.",
+        }
+    ]
+    assert pending["summary"] == "Create 1 reminder in Errands: 'Post the letter'"
+    hopeless = rpc.error("reminders.create", {"reminders": items[1:]})
+    assert_error(hopeless, "not_found")
+    assert hopeless["message"].startswith("No list found with name: 'Nowhere'.")

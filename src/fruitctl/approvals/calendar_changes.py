@@ -11,9 +11,9 @@ from __future__ import annotations
 
 from typing import Any
 
-from fruitctl.approvals.changes import Args, Change, Snapshot
 from fruitctl.domain.errors import FruitctlError
 from fruitctl.tools.context import ToolContext
+from fruitctl.tools.model import Args, Change, Snapshot
 
 # Fields undo puts back; the series-only ones only on a series.
 _RESTORED = ("title", "startAt", "endAt", "location", "notes", "url")
@@ -154,8 +154,37 @@ def _nothing(*_: Any) -> Snapshot:
     return {}
 
 
-CALENDAR_CHANGES: dict[str, Change] = {
-    "create_event": Change(_create_summary, _nothing, _nothing, _create_inverse, _create_diff),
-    "update_event": Change(_update_summary, _snapshot, _current, _update_inverse, _update_diff),
-    "delete_event": Change(_delete_summary, _snapshot, _current, _delete_inverse, _delete_diff),
-}
+def _resolver(write: str) -> Any:
+    """Fail fast: one event is addressed, so the call either can work or fails whole."""
+
+    def resolve(args: Args, ctx: ToolContext) -> tuple[Args, list[dict[str, Any]]]:
+        ctx.calendar.precheck(args, write)
+        return args, []
+
+    return resolve
+
+
+CREATE_EVENT = Change(
+    _create_summary,
+    _nothing,
+    _nothing,
+    _create_inverse,
+    _create_diff,
+    _resolver("create_event"),
+)
+UPDATE_EVENT = Change(
+    _update_summary,
+    _snapshot,
+    _current,
+    _update_inverse,
+    _update_diff,
+    _resolver("update_event"),
+)
+DELETE_EVENT = Change(
+    _delete_summary,
+    _snapshot,
+    _current,
+    _delete_inverse,
+    _delete_diff,
+    _resolver("delete_event"),
+)

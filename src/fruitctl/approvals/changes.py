@@ -1,30 +1,21 @@
-"""What a write will change, per tool: a one-line summary, a before-snapshot, a conflict check
-against that snapshot at execution, the before -> after diff, and the inverse that undoes it."""
+"""What the reminder and file writes change (``tools.model.Change``, declared with each write
+tool): a one-line summary, a before-snapshot, a conflict check against that snapshot at
+execution, the before -> after diff, the inverse that undoes it, and - for a proposal - which
+items of a batch can work at all (fail fast)."""
 
 from __future__ import annotations
 
 import hashlib
 from collections.abc import Callable
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from fruitctl.domain.errors import NotFound
+from fruitctl.domain.errors import FruitctlError, NotFound
 from fruitctl.domain.reminders import priority_name
 from fruitctl.tools.context import ToolContext
+from fruitctl.tools.model import Args, Change, Snapshot
 
-Args = dict[str, Any]
-Snapshot = dict[str, Any]
-
-
-@dataclass(frozen=True)
-class Change:
-    summary: Callable[[Args, ToolContext], str]
-    snapshot: Callable[[Args, ToolContext], Snapshot]
-    current: Callable[[Snapshot, ToolContext], Snapshot]
-    """The same shape as ``snapshot``, read now: differences mean someone changed the target."""
-    inverse: Callable[[Args, Snapshot, Any], dict[str, Any] | None]
-    diff: Callable[[Args, Snapshot], list[dict[str, Any]]]
+Failed = list[dict[str, Any]]
 
 
 def _reminders(ids: list[str], ctx: ToolContext) -> Snapshot:
@@ -194,47 +185,79 @@ def _nothing(*_: Any) -> Snapshot:
     return {}
 
 
-CHANGES: dict[str, Change] = {
-    "create_reminders": Change(_create_summary, _nothing, _nothing, _create_inverse, _create_diff),
-    "update_reminders": Change(
-        _update_summary,
-        lambda a, c: _reminders(_reminder_ids(a), c),
-        _reminders_now,
-        _update_inverse,
-        _update_diff,
-    ),
-    "delete_reminders": Change(
-        _delete_summary,
-        lambda a, c: _reminders(_reminder_ids(a), c),
-        _reminders_now,
-        _delete_inverse,
-        _delete_diff,
-    ),
-    "write_file": Change(
-        lambda a, c: f"Write {len(a['content'].encode())} bytes to {a['path']}",
-        lambda a, c: _file_state(a["path"]),
-        lambda b, c: _file_state(b["path"]),
+# -- failing fast --------------------------------------------------------------------------------
+
+
+def nothing_can_work(failed: Failed) -> FruitctlError:
+    """The error of a batch none of whose items can work: their messages, each said once."""
+    messages = dict.fromkeys(str(item["error"]) for item in failed)
+    return NotFound(" ".join(messages), failed=failed)
+
+
+def _keep(args: Args, key: str, failed: Failed, dropped: Callable[[int, Any], bool]) -> Args:
+    kept = [item for n, item in enumerate(args[key]) if not dropped(n, item)]
+    if not kept:
+        raise nothing_can_work(failed)
+    return {**args, key: kept}
+
+
+def _resolve_create(args: Args, ctx: ToolContext) -> tuple[Args, Failed]:
+    failed = ctx.reminders.precheck_create(args)
+    bad = {item["index"] for item in failed}
+    return _keep(args, "reminders", failed, lambda n, _: n in bad), failed
+
+
+def _resolve_update(args: Args, ctx: ToolContext) -> tuple[Args, Failed]:
+    failed = ctx.reminders.precheck_update(args)
+    bad = {item["id"] for item in failed}
+    return _keep(args, "reminders", failed, lambda _, item: item["id"] in bad), failed
+
+
+def _resolve_delete(args: Args, ctx: ToolContext) -> tuple[Args, Failed]:
+    failed = ctx.reminders.precheck_delete(args)
+    bad = {item["id"] for item in failed}
+    return _keep(args, "ids", failed, lambda _, rid: rid in bad), failed
+
+
+# -- the declarations ----------------------------------------------------------------------------
+
+CREATE_REMINDERS = Change(
+    _create_summary, _nothing, _nothing, _create_inverse, _create_diff, _resolve_create
+)
+UPDATE_REMINDERS = Change(
+    _update_summary,
+    lambda a, c: _reminders(_reminder_ids(a), c),
+    _reminders_now,
+    _update_inverse,
+    _update_diff,
+    _resolve_update,
+)
+DELETE_REMINDERS = Change(
+    _delete_summary,
+    lambda a, c: _reminders(_reminder_ids(a), c),
+    _reminders_now,
+    _delete_inverse,
+    _delete_diff,
+    _resolve_delete,
+)
+WRITE_FILE = Change(
+    lambda a, c: f"Write {len(a['content'].encode())} bytes to {a['path']}",
+    lambda a, c: _file_state(a["path"]),
+    lambda b, c: _file_state(b["path"]),
+    lambda a, b, r: None,
+    _write_diff,
+)
+
+
+def unknown_change(tool: str) -> Change:
+    """A description for a proposal whose tool is no longer registered: it can be listed and
+    read, never executed."""
+    return Change(
+        lambda a, c: f"{tool} with {', '.join(sorted(a))}",
+        _nothing,
+        _nothing,
         lambda a, b, r: None,
-        _write_diff,
-    ),
-}
-
-
-def change_of(tool: str) -> Change:
-    """How to describe a tool's write; a tool without an entry gets a generic description."""
-    # Imported here: the calendar entries are built on `Change`, defined in this module.
-    from fruitctl.approvals.calendar_changes import CALENDAR_CHANGES
-
-    return (
-        CHANGES.get(tool)
-        or CALENDAR_CHANGES.get(tool)
-        or Change(
-            lambda a, c: f"{tool} with {', '.join(sorted(a))}",
-            _nothing,
-            _nothing,
-            lambda a, b, r: None,
-            lambda a, b: [],
-        )
+        lambda a, b: [],
     )
 
 

@@ -11,6 +11,11 @@ FAILED), executed exactly once, each step in one transaction with its audit row.
   and does the rest - never twice. Killed before verifying, it simply becomes PENDING again.
 - **Direct writes** (allowed without approval) take the same path, already approved, so they are
   exactly-once, audited, idempotent by key, and can be undone like any proposal.
+- **Decided through the gateway.** ``Gateway.decide`` asks the policy again before it calls
+  ``approve`` (which takes that allowing ``Decision``); a refusal is ``hold``: the proposal stays
+  PENDING with the reason. No front door calls this engine to decide.
+- **Nothing changed is not a success.** An execution whose every item failed (the seed's
+  partial-failure answer with nothing done) ends FAILED with the reasons.
 """
 
 from __future__ import annotations
@@ -23,17 +28,19 @@ import secrets
 import socket
 import time
 from collections.abc import Callable
+from dataclasses import dataclass
 from datetime import datetime
-from typing import Any
+from typing import Any, cast
 
 from pydantic import BaseModel
 from sqlalchemy import Connection, Engine, text
 
 from fruitctl.approvals.audit import AuditLog, canonical
-from fruitctl.approvals.changes import change_of, differences
+from fruitctl.approvals.changes import differences, unknown_change
 from fruitctl.domain.dates import format_datetime
 from fruitctl.domain.errors import (
     Conflict,
+    ExecutionFailed,
     FruitctlError,
     InvalidParams,
     PermissionDenied,
@@ -42,17 +49,28 @@ from fruitctl.domain.errors import (
     from_code,
 )
 from fruitctl.domain.writes import writing
-from fruitctl.policy.decision import Actor
+from fruitctl.policy.decision import Actor, Decision
 from fruitctl.tools.context import ToolContext
-from fruitctl.tools.model import Tool
+from fruitctl.tools.model import Change, Tool
 from fruitctl.tools.registry import ToolRegistry
 
 Runner = Callable[[Tool, BaseModel], Any]
 COLUMNS = (
     "id, tool, args, args_hash, summary, actor, actor_kind, status, created_at, expires_at, "
     "resolved_at, resolved_by, reason, before, verified, claim, result, error, inverse, undo_of, "
-    "idempotency_key"
+    "idempotency_key, trace_id"
 )
+
+
+@dataclass(frozen=True)
+class Filed:
+    """A pending proposal as a person is about to decide it: the stored call and whose it is."""
+
+    id: str
+    tool: str
+    args: dict[str, Any]
+    origin: Actor
+    trace_id: str | None
 
 
 def _claim_of_this_process() -> str:
@@ -106,23 +124,45 @@ class Approvals:
     # -- filing --------------------------------------------------------------------------------
 
     def propose(
-        self, tool: Tool, args: BaseModel, actor: Actor, key: str | None = None
+        self,
+        tool: Tool,
+        args: BaseModel,
+        actor: Actor,
+        key: str | None = None,
+        *,
+        trace_id: str | None = None,
+        undo_of: str | None = None,
     ) -> dict[str, Any]:
         """File a write for a person to approve; the agent gets the pending object at once."""
-        row = self._file(tool, args, actor, key, status="PENDING")
+        filing = {"trace_id": trace_id, "undo_of": undo_of}
+        row = self._file(tool, args, actor, key, status="PENDING", **filing)
         return self.pending_view(row)
 
     def execute_direct(
-        self, tool: Tool, args: BaseModel, actor: Actor, key: str | None = None
+        self,
+        tool: Tool,
+        args: BaseModel,
+        actor: Actor,
+        key: str | None = None,
+        *,
+        trace_id: str | None = None,
     ) -> Any:
-        """A write the policy allows: recorded as an approved proposal and executed at once."""
-        row = self._file(tool, args, actor, key, status="APPROVED")
+        """A write the policy allows: recorded as an approved proposal and executed at once.
+        Its answer is the tool's own, a batch with failed items included."""
+        row = self._file(tool, args, actor, key, status="APPROVED", trace_id=trace_id)
         if row["status"] != "APPROVED" or row["claim"] != self._me:  # an idempotent repeat
             return self._outcome(row)
         return self._outcome(self._execute(row))
 
     def _file(
-        self, tool: Tool, args: BaseModel, actor: Actor, key: str | None, status: str
+        self,
+        tool: Tool,
+        args: BaseModel,
+        actor: Actor,
+        key: str | None,
+        status: str,
+        trace_id: str | None = None,
+        undo_of: str | None = None,
     ) -> dict[str, Any]:
         plain = args.model_dump(mode="json", exclude_unset=True)
         digest = hashlib.sha256(canonical([tool.name, plain]).encode()).hexdigest()
@@ -132,7 +172,7 @@ class Approvals:
                     f"Idempotency key '{key}' was used before with different arguments."
                 )
             return earlier
-        change = change_of(tool.name)
+        change = self._change(tool.name)
         now = time.time()
         row: dict[str, Any] = {
             "id": "p" + secrets.token_hex(8),
@@ -151,6 +191,8 @@ class Approvals:
             "verified": status == "APPROVED",
             "resolved_at": now if status == "APPROVED" else None,
             "resolved_by": actor.label if status == "APPROVED" else None,
+            "trace_id": trace_id,
+            "undo_of": undo_of,
         }
         event = "direct_write" if status == "APPROVED" else "proposal_created"
         with self._writer.begin() as conn:
@@ -184,9 +226,24 @@ class Approvals:
             rows = conn.execute(text(query), values)
             return [self.view(dict(r._mapping)) for r in rows]
 
-    # -- deciding (people only) ----------------------------------------------------------------
+    # -- deciding (people only, through Gateway.decide) -----------------------------------------
 
-    def approve(self, proposal_id: str, actor: Actor) -> dict[str, Any]:
+    def awaiting(self, proposal_id: str, actor: Actor) -> Filed:
+        """The pending proposal ``actor`` (a person) is about to approve, for the policy to
+        judge first; not found, expired or already decided is an error."""
+        _person(actor, "approve")
+        self.expire_due()
+        with self._reader.connect() as conn:
+            row = self._pending(conn, proposal_id)
+        kind, _, name = row["actor"].partition(":")
+        origin = Actor("human" if kind == "human" else "agent", name)
+        return Filed(row["id"], row["tool"], json.loads(row["args"]), origin, row["trace_id"])
+
+    def approve(self, proposal_id: str, actor: Actor, allowed: Decision) -> dict[str, Any]:
+        """Claim and execute a proposal the policy has just allowed for ``actor`` (``allowed``:
+        that decision). Raises its error if it fails, or if it changed nothing."""
+        if allowed.verdict != "allow":
+            raise PermissionDenied(f"Proposal {proposal_id} cannot run: {allowed.reason}")
         _person(actor, "approve")
         self.expire_due()
         with self._writer.begin() as conn:
@@ -194,14 +251,31 @@ class Approvals:
             claimed = conn.execute(
                 text(
                     "UPDATE proposals SET status = 'APPROVED', resolved_at = :now, "
-                    "resolved_by = :who, claim = :claim WHERE id = :id AND status = 'PENDING'"
+                    "resolved_by = :who, claim = :claim, reason = NULL "
+                    "WHERE id = :id AND status = 'PENDING'"
                 ),
                 {"now": time.time(), "who": actor.label, "claim": self._me, "id": proposal_id},
             )
             if claimed.rowcount != 1:  # pragma: no cover - the IMMEDIATE lock makes this moot
                 raise Conflict(f"Proposal {proposal_id} was decided by someone else.")
             self._log(conn, "approved", actor.label, row, {})
-        return self.view(self._execute(self._verify(self._row(proposal_id))))
+        done = self._execute(self._verify(self._row(proposal_id)))
+        if done["status"] == "FAILED":
+            raise self._error_of(done)
+        return self.view(done)
+
+    def hold(self, proposal_id: str, actor: Actor, refused: Decision) -> None:
+        """An approval the policy refused. The proposal stays PENDING with the reason: what
+        refused it - the mode, an allowlist, a rate limit - is the person's to change, and
+        the proposal's TTL still ends it if nobody does."""
+        with self._writer.begin() as conn:
+            row = self._pending(conn, proposal_id)
+            conn.execute(
+                text("UPDATE proposals SET reason = :reason WHERE id = :id AND status = 'PENDING'"),
+                {"reason": f"Approval refused: {refused.reason}", "id": proposal_id},
+            )
+            payload = {"code": refused.code, "reason": refused.reason}
+            self._log(conn, "approval_refused", actor.label, row, payload)
 
     def reject(self, proposal_id: str, actor: Actor, reason: str | None = None) -> dict[str, Any]:
         _person(actor, "reject")
@@ -218,8 +292,9 @@ class Approvals:
             self._log(conn, "rejected", actor.label, row, {"reason": reason})
         return self.view(self._row(proposal_id))
 
-    def undo(self, proposal_id: str, actor: Actor) -> dict[str, Any]:
-        """File a proposal that restores what an executed one changed."""
+    def inverse_of(self, proposal_id: str, actor: Actor) -> tuple[str, dict[str, Any]]:
+        """The ``(tool, args)`` that restores what an executed proposal changed, for
+        ``Gateway.decide`` to file (``propose(..., undo_of=proposal_id)``)."""
         _person(actor, "undo")
         row = self._row(proposal_id)
         if row["status"] != "EXECUTED":
@@ -229,14 +304,7 @@ class Approvals:
         inverse = json.loads(row["inverse"] or "null")
         if inverse is None:
             raise InvalidParams(f"Proposal {proposal_id} ({row['tool']}) cannot be undone.")
-        tool = self._tool(inverse["tool"])
-        filed = self.propose(tool, tool.parse(inverse["args"]), actor)
-        with self._writer.begin() as conn:
-            conn.execute(
-                text("UPDATE proposals SET undo_of = :of WHERE id = :id"),
-                {"of": proposal_id, "id": filed["proposalId"]},
-            )
-        return filed
+        return str(inverse["tool"]), dict(inverse["args"])
 
     # -- time and crashes ----------------------------------------------------------------------
 
@@ -311,7 +379,7 @@ class Approvals:
     def _verify(self, row: dict[str, Any]) -> dict[str, Any]:
         """Is the target still as it was when the proposal was filed? If not: conflict."""
         before = json.loads(row["before"])
-        now = change_of(row["tool"]).current(before, self._context)
+        now = self._change(row["tool"]).current(before, self._context)
         changed = differences(before, now)
         if changed:
             error = Conflict(
@@ -335,7 +403,12 @@ class Approvals:
         except FruitctlError as exc:
             self._finish(row, "FAILED", error=exc.to_dict())
             raise
-        inverse = change_of(row["tool"]).inverse(args, json.loads(row["before"]), output)
+        failed = _nothing_done(output)
+        if failed is not None:
+            reasons = " ".join(dict.fromkeys(str(item.get("error")) for item in failed))
+            error = ExecutionFailed(f"Nothing was changed: {reasons}", failed=failed)
+            return self._finish(row, "FAILED", result=output, error=error.to_dict())
+        inverse = self._change(row["tool"]).inverse(args, json.loads(row["before"]), output)
         return self._finish(row, "EXECUTED", result=output, inverse=inverse)
 
     def _finish(self, row: dict[str, Any], status: str, **outcome: Any) -> dict[str, Any]:
@@ -404,6 +477,10 @@ class Approvals:
             raise InvalidParams(f"Proposal tool '{name}' is not registered.")
         return tool
 
+    def _change(self, name: str) -> Change:
+        tool = self._registry.get(name)
+        return tool.change if tool is not None and tool.change else unknown_change(name)
+
     def _log(
         self, conn: Connection, event: str, actor: str, row: dict[str, Any], payload: dict[str, Any]
     ) -> None:
@@ -417,14 +494,20 @@ class Approvals:
         )
 
     def _outcome(self, row: dict[str, Any]) -> Any:
-        if row["status"] == "FAILED":
-            error = json.loads(row["error"] or "{}")
-            raise from_code(
-                error.get("code"), error.get("message", "failed"), **error.get("details", {})
-            )
-        if row["status"] == "EXECUTED":
+        """What a direct write answers: its result (a batch that failed item by item keeps
+        the tool's own answer), or the error it failed with."""
+        if row["status"] == "FAILED" and row["result"] is None:
+            raise self._error_of(row)
+        if row["status"] in ("EXECUTED", "FAILED"):
             return json.loads(row["result"] or "null")
         return self.pending_view(row)
+
+    @staticmethod
+    def _error_of(row: dict[str, Any]) -> FruitctlError:
+        error = json.loads(row["error"] or "{}")
+        return from_code(
+            error.get("code"), error.get("message", "failed"), **error.get("details", {})
+        )
 
     # -- views ---------------------------------------------------------------------------------
 
@@ -453,7 +536,7 @@ class Approvals:
             "resolvedBy": row["resolved_by"],
             "reason": row["reason"],
             "args": args,
-            "diff": change_of(row["tool"]).diff(args, before),
+            "diff": self._change(row["tool"]).diff(args, before),
             "result": json.loads(row["result"]) if row["result"] else None,
             "error": json.loads(row["error"]) if row["error"] else None,
             "canUndo": row["status"] == "EXECUTED" and bool(json.loads(row["inverse"] or "null")),
@@ -464,6 +547,17 @@ class Approvals:
 
 def format_datetime_of(epoch: float | None) -> str | None:
     return None if epoch is None else format_datetime(datetime.fromtimestamp(epoch).astimezone())
+
+
+def _nothing_done(output: Any) -> list[dict[str, Any]] | None:
+    """The failed items of a batch answer (``{"created"|"updated"|"deleted": [...], "failed":
+    [...]}``) in which nothing succeeded; None when something did, or for any other answer."""
+    if not isinstance(output, dict) or not output.get("failed"):
+        return None
+    done = [value for key, value in output.items() if key != "failed"]
+    if done and all(value == [] for value in done):
+        return cast(list[dict[str, Any]], output["failed"])
+    return None
 
 
 def _person(actor: Actor, action: str) -> None:

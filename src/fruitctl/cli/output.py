@@ -36,6 +36,7 @@ EXIT_CODES: dict[str, int] = {
     "timeout": 8,
     "backend_unavailable": 9,
     "unsupported": 10,
+    "execution_failed": 1,
     "internal_error": 70,
 }
 PARTIAL_FAILURE = 1

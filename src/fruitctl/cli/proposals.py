@@ -10,7 +10,7 @@ from rich.table import Table
 from rich.text import Text
 
 from fruitctl.cli.app import JsonOption, services
-from fruitctl.cli.output import err, out, run
+from fruitctl.cli.output import err, out, report_failures, run
 from fruitctl.policy.decision import Actor
 
 proposals_app = typer.Typer(
@@ -46,8 +46,12 @@ def show_command(proposal_id: Id, as_json: JsonOption = False) -> None:
 
 @proposals_app.command("approve")
 def approve_command(proposal_id: Id, as_json: JsonOption = False) -> None:
-    """Approve and execute a proposal (exactly once)."""
-    run(as_json, lambda: services(as_json).approvals.approve(proposal_id, _person()), _show_one)
+    """Approve and execute a proposal (exactly once), if the policy still allows it now.
+
+    Exit 0 when every item was written; 1 when some items failed (listed) or nothing was
+    changed; 5 when the mode or an allowlist refuses it now (it stays pending)."""
+    decided = run(as_json, lambda: services(as_json).decide(proposal_id, "approve"), _show_one)
+    report_failures(_failed_items(decided), as_json)
 
 
 @proposals_app.command("reject")
@@ -59,7 +63,7 @@ def reject_command(
     """Reject a proposal; nothing is changed."""
 
     def decide() -> dict[str, Any]:
-        return services(as_json).approvals.reject(proposal_id, _person(), reason)
+        return services(as_json).decide(proposal_id, "reject", _person(), reason)
 
     run(as_json, decide, _show_one)
 
@@ -72,7 +76,7 @@ def undo_command(proposal_id: Id, as_json: JsonOption = False) -> None:
         out.print(f"Filed {pending['proposalId']}: {pending['summary']}")
         out.print(f"Approve it with: {pending['approve']}")
 
-    run(as_json, lambda: services(as_json).approvals.undo(proposal_id, _person()), show)
+    run(as_json, lambda: services(as_json).decide(proposal_id, "undo", _person()), show)
 
 
 @config_app.command("get")
@@ -92,7 +96,9 @@ def config_get(
 @config_app.command("set")
 def config_set(
     key: Annotated[str, typer.Argument(help="e.g. allowlist.reminders.lists")],
-    value: Annotated[str, typer.Argument(help="Inbox,Errands or a JSON list; none clears it.")],
+    value: Annotated[
+        str, typer.Argument(help='Inbox,Errands or a JSON list; "" (or none) clears it.')
+    ],
     as_json: JsonOption = False,
 ) -> None:
     """Set a config value (audited)."""
@@ -102,6 +108,19 @@ def config_set(
         return {key: services(as_json).settings.set(key, parse_value(value), _person().label)}
 
     run(as_json, write, _show_config)
+
+
+@config_app.command("unset")
+def config_unset(
+    key: Annotated[str, typer.Argument(help="e.g. allowlist.reminders.lists")],
+    as_json: JsonOption = False,
+) -> None:
+    """Clear a config value (audited): the allowlist no longer restricts anything."""
+
+    def clear() -> Any:
+        return {key: services(as_json).settings.set(key, None, _person().label)}
+
+    run(as_json, clear, _show_config)
 
 
 def _show_config(values: dict[str, Any]) -> None:
@@ -143,10 +162,17 @@ def _show_one(p: dict[str, Any]) -> None:
                 Text(str(row["target"])), row["field"], _value(row["before"]), _value(row["after"])
             )
         out.print(table)
-    if p["error"]:
+    if p["error"] and not _failed_items(p):
         err.print(f"[bold red]error:[/] {p['error'].get('message')}")
     if p["reason"]:
         out.print(f"reason: {p['reason']}")
+
+
+def _failed_items(proposal: dict[str, Any]) -> list[dict[str, Any]]:
+    """The items of an executed batch that failed (seed 002's partial-failure answer)."""
+    result = proposal.get("result")
+    failed = result.get("failed") if isinstance(result, dict) else None
+    return list(failed) if isinstance(failed, list) else []
 
 
 def _value(value: Any) -> Text:

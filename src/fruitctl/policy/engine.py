@@ -1,14 +1,17 @@
 """The policy: for each call, allow, propose (a human must approve) or deny - with a reason.
 
 Governance wraps execution: tools never ask which mode they are in. The checks, in order:
-the mode (forbidden / needs approval / allowed), the arguments (paths, lists - see
-``policy.targets``), then rate limits. A denial wins over a proposal.
+the mode (forbidden / needs approval / allowed), the arguments (the tool's target rules: paths,
+lists - see ``policy.targets``), then rate limits. A denial wins over a proposal.
+
+A person approving an agent's proposal is decided the same way, on the stored arguments: the
+mode for the person, and the agent's own rules (allowlists, its rate limit) for the write that
+is the agent's. ``origin`` names whose write a call is when that is not the caller.
 """
 
 from __future__ import annotations
 
 import time
-from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any, Protocol
 
@@ -21,14 +24,13 @@ from fruitctl.tools.model import Mode, Tool
 
 HOUR = 3600.0
 
-# Argument checks by tool name: each raises a FruitctlError (PermissionDenied, ListNotAllowed,
-# ...) when the arguments reach somewhere the rules do not allow.
-ArgumentCheck = Callable[[Any, ToolRules, ToolContext], None]
-
 
 class CallCounter(Protocol):
-    def recent(self, tool: str, since: float, actor: str | None = None) -> list[float]:
-        """When ``tool`` ran since ``since`` (by ``actor`` if given), oldest first."""
+    def recent(
+        self, tool: str, since: float, actor: str | None = None, besides: str | None = None
+    ) -> list[float]:
+        """When ``tool`` ran since ``since`` (by ``actor`` if given; leaving out the calls of
+        trace ``besides``), oldest first."""
         ...
 
 
@@ -37,24 +39,38 @@ class Policy:
     governance: Governance
     modes: ModeStore
     calls: CallCounter
-    checks: dict[str, ArgumentCheck]
 
-    def decide(self, tool: Tool, args: Any, actor: Actor, ctx: ToolContext) -> Decision:
+    def decide(
+        self,
+        tool: Tool,
+        args: Any,
+        actor: Actor,
+        ctx: ToolContext,
+        *,
+        origin: Actor | None = None,
+        filed_as: str | None = None,
+    ) -> Decision:
+        """The verdict on ``actor`` calling ``tool`` with ``args`` now. ``origin``: whose write
+        it is, when not the caller's (a person approving an agent's proposal); ``filed_as``:
+        the trace of that proposal's filing, which already counted toward the rate limits."""
         rules = self.governance.of(tool.name)
-        mode = self.modes.get()
-        decision = _by_mode(tool.name, rules, mode, actor)
+        decision = _by_mode(tool.name, rules, self.modes.get(), actor)
         if decision.verdict == "deny":
             return decision
-        check = self.checks.get(tool.name)
-        if check is not None:
+        whose = origin or actor
+        for target in tool.targets:
+            if target.binds == "agents" and whose.kind != "agent":
+                continue
             try:
-                check(args, rules, ctx)
+                target.check(args, rules, ctx)
             except FruitctlError as exc:
                 return Decision.deny(exc.code, exc.message, **exc.details)
-        limited = self._rate_limit(tool.name, rules, actor)
+        limited = self._rate_limit(tool.name, rules, whose, filed_as)
         return limited or decision
 
-    def _rate_limit(self, name: str, rules: ToolRules, actor: Actor) -> Decision | None:
+    def _rate_limit(
+        self, name: str, rules: ToolRules, actor: Actor, besides: str | None
+    ) -> Decision | None:
         now = time.time()
         for limit, who in (
             (rules.rate_limit_per_hour, None),
@@ -62,7 +78,7 @@ class Policy:
         ):
             if limit is None:
                 continue
-            times = self.calls.recent(name, now - HOUR, who)
+            times = self.calls.recent(name, now - HOUR, who, besides)
             if len(times) >= limit:
                 # Room opens when the call that put the count at the limit leaves the window.
                 opens = times[len(times) - limit] + HOUR if limit else now + HOUR

@@ -1,21 +1,26 @@
-"""Argument checks: where a call would reach, against the rules of its tool.
+"""Target rules: where a call would reach, against the rules of its tool; each tool declares
+the ones it needs (``tool(targets=...)``) and the policy runs them on every call.
 
 Each check raises the canonical error (``PermissionDenied`` for a path, ``ListNotAllowed`` for
 a reminder list, ``CalendarNotAllowed`` for a calendar) before anything runs, so a denial
 carries a reason and nothing is touched. The file service checks paths again when it opens
-them; this early check is for a clear refusal.
+them; this early check is for a clear refusal. Path rules bind everyone; the list and calendar
+allowlists bind agents (an agent's write, also when a person approves it), never a person's
+own call.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from typing import Any
 
 from fruitctl.domain.errors import CalendarNotAllowed, ListNotAllowed, NotFound
-from fruitctl.policy.engine import ArgumentCheck
 from fruitctl.policy.governance import ToolRules
 from fruitctl.services.paths import PathRules
 from fruitctl.tools.context import ToolContext
+from fruitctl.tools.model import TargetRule
+
+ArgumentCheck = Callable[[Any, ToolRules, ToolContext], None]
 
 
 def path_check(for_write: bool) -> ArgumentCheck:
@@ -102,14 +107,7 @@ def _current_calendar(event_id: str, ctx: ToolContext) -> Iterator[str]:
         return  # the service reports an unknown id itself
 
 
-CHECKS: dict[str, ArgumentCheck] = {
-    "read_file": path_check(for_write=False),
-    "list_directory": path_check(for_write=False),
-    "write_file": path_check(for_write=True),
-    "create_reminders": reminder_lists_check,
-    "update_reminders": reminder_lists_check,
-    "delete_reminders": reminder_lists_check,
-    "create_event": calendars_check,
-    "update_event": calendars_check,
-    "delete_event": calendars_check,
-}
+PATHS_READ = TargetRule(path_check(for_write=False), "everyone")
+PATHS_WRITE = TargetRule(path_check(for_write=True), "everyone")
+REMINDER_LISTS = TargetRule(reminder_lists_check, "agents")
+CALENDARS = TargetRule(calendars_check, "agents")

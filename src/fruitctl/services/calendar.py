@@ -115,6 +115,26 @@ class CalendarService:
         self.backend.delete_event(event_id, scope)
         return {"deleted": event_id, "scope": scope}
 
+    def precheck(self, args: Args, write: str) -> None:
+        """Raise what the event ``write`` (create_event, update_event, delete_event) with
+        ``args`` would raise before it writes - a malformed call, an unknown calendar, event or
+        occurrence - without writing (a proposal fails fast)."""
+        if write == "create_event":
+            request = parse(inputs.CreateEvent, args, write)
+            draft_of(request)
+            self._calendar(request.calendar)
+            return
+        target: inputs.Target
+        if write == "update_event":
+            target = update = parse(inputs.UpdateEvent, args, write)
+            if update.calendar is not None:
+                self._calendar(update.calendar)
+            if not changes_of(update) and update.calendar is None:
+                raise InvalidParams("Nothing to change: give at least one field besides 'id'.")
+        else:
+            target = parse(inputs.DeleteEvent, args, write)
+        self.backend.get_event(self.target(target)[0])
+
     # -- naming things ---------------------------------------------------------------------------
 
     def target(self, request: inputs.Target) -> tuple[str, EventScope]:

@@ -94,18 +94,7 @@ class RemindersService:
     # -- writes --------------------------------------------------------------------------------
 
     def create_reminders(self, args: Args) -> Any:
-        request = parse(inputs.CreateReminders, args, "create")
-        drafts = [self._draft(item) for item in request.reminders]  # all valid, or nothing
-        lists = self.backend.lists(with_counts=False)
-        ready: list[NewReminder] = []
-        failed: list[dict[str, Any]] = []
-        for index, (item, draft) in enumerate(zip(request.reminders, drafts, strict=True)):
-            try:
-                target = self._target(item.list, lists)
-            except NotFound as exc:
-                failed.append({"index": index, "error": exc.message})
-                continue
-            ready.append(NewReminder(list_id=target.id, **draft))
+        ready, failed = self._plan_create(parse(inputs.CreateReminders, args, "create"))
         created = self.backend.create(ready) if ready else []
         wire = [r.to_wire() for r in created]
         return {"created": wire, "failed": failed} if failed else wire
@@ -134,6 +123,53 @@ class RemindersService:
             except NotFound as exc:
                 failed.append({"id": reminder_id, "error": exc.message})
         return {"deleted": deleted, "failed": failed}
+
+    # -- what a write would fail on, without writing (a proposal fails fast) -------------------
+    # Each raises what the write raises for a malformed call, and answers the items the write
+    # would report in ``failed``, with the same messages.
+
+    def precheck_create(self, args: Args) -> list[dict[str, Any]]:
+        return self._plan_create(parse(inputs.CreateReminders, args, "create"))[1]
+
+    def precheck_update(self, args: Args) -> list[dict[str, Any]]:
+        request = parse(inputs.UpdateReminders, args, "update")
+        for item in request.reminders:
+            self._changes(item)
+        lists = self.backend.lists(with_counts=False)
+        failed: list[dict[str, Any]] = []
+        for item in request.reminders:
+            try:
+                self.backend.get(item.id)
+                if item.list is not None:
+                    self._target(item.list, lists)
+            except NotFound as exc:
+                failed.append({"id": item.id, "error": exc.message})
+        return failed
+
+    def precheck_delete(self, args: Args) -> list[dict[str, Any]]:
+        failed: list[dict[str, Any]] = []
+        for reminder_id in parse(inputs.DeleteReminders, args, "delete").ids:
+            try:
+                self.backend.get(reminder_id)
+            except NotFound as exc:
+                failed.append({"id": reminder_id, "error": exc.message})
+        return failed
+
+    def _plan_create(
+        self, request: inputs.CreateReminders
+    ) -> tuple[list[NewReminder], list[dict[str, Any]]]:
+        drafts = [self._draft(item) for item in request.reminders]  # all valid, or nothing
+        lists = self.backend.lists(with_counts=False)
+        ready: list[NewReminder] = []
+        failed: list[dict[str, Any]] = []
+        for index, (item, draft) in enumerate(zip(request.reminders, drafts, strict=True)):
+            try:
+                target = self._target(item.list, lists)
+            except NotFound as exc:
+                failed.append({"index": index, "error": exc.message})
+                continue
+            ready.append(NewReminder(list_id=target.id, **draft))
+        return ready, failed
 
     # -- list selection ------------------------------------------------------------------------
 

@@ -15,6 +15,7 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict, Field
 
 Category = Literal["read_only", "pim_write", "system_write", "network"]
+WRITE_CATEGORIES: frozenset[str] = frozenset({"pim_write", "system_write"})
 Risk = Literal["low", "medium", "high"]
 Mode = Literal["NORMAL", "ALERT", "DEGRADED", "LOCKDOWN", "RECOVERY"]
 MODES: tuple[Mode, ...] = ("NORMAL", "ALERT", "DEGRADED", "LOCKDOWN", "RECOVERY")
@@ -85,6 +86,43 @@ class ToolResult(BaseModel):
 
 ToolFunction = Callable[[Any, Any], Any]
 Parser = Callable[[Mapping[str, Any] | None], BaseModel]
+Args = dict[str, Any]
+Snapshot = dict[str, Any]
+
+
+@dataclass(frozen=True)
+class Change:
+    """What a write will change, declared with the write tool: how a proposal describes it to
+    the person, binds it to its target, and how it is undone. Every function gets the call's
+    arguments as plain JSON data (as stored in the proposal) and the ``ToolContext``."""
+
+    summary: Callable[[Args, Any], str]
+    """One line for the person: what the write does."""
+    snapshot: Callable[[Args, Any], Snapshot]
+    """What the write will touch, as it is now (the proposal's before-snapshot)."""
+    current: Callable[[Snapshot, Any], Snapshot]
+    """The same shape as ``snapshot``, read again: differences mean someone changed the target."""
+    inverse: Callable[[Args, Snapshot, Any], dict[str, Any] | None]
+    """The ``{tool, args}`` that undoes an executed write (given its output), or None."""
+    diff: Callable[[Args, Snapshot], list[dict[str, Any]]]
+    """Rows of ``{target, field, before, after}`` for the person to review."""
+    resolve: Callable[[Args, Any], tuple[Args, list[dict[str, Any]]]] | None = None
+    """Fail fast, before anything is proposed: the arguments trimmed to the items that can work,
+    and the ones that cannot in the partial-failure shape (``{"index"|"id", "error"}``), found
+    the way the direct call finds them. Raises the call's error when nothing can work. None:
+    nothing to resolve beyond the policy's own checks."""
+
+
+@dataclass(frozen=True)
+class TargetRule:
+    """A check of where a call reaches (paths, lists, calendars) against its tool's rules:
+    ``check(args, rules, ctx)`` raises the canonical error (``PermissionDenied``,
+    ``ListNotAllowed`` …) when the arguments go somewhere the rules do not allow."""
+
+    check: Callable[[Any, Any, Any], None]
+    binds: Literal["everyone", "agents"]
+    """Whom the rule binds: ``agents`` for allowlists (an agent's write, also when a person
+    approves it; a person's own call is not refused), ``everyone`` for path rules."""
 
 
 @dataclass(frozen=True)
@@ -106,6 +144,16 @@ class Tool:
     bounded_when: Callable[[Mapping[str, Any]], bool] | None = None
     """For a tool whose bound depends on the call (a query without an expression): true for the
     raw arguments of a call that is bounded. None: every call of a ``bounded_read_of`` tool is."""
+    change: Change | None = None
+    """For a write: how it is described, checked for conflicts and undone (required)."""
+    targets: tuple[TargetRule, ...] = ()
+    """The checks of where its arguments reach, run by the policy on every call."""
+    alias: str | None = None
+    """The socket method naming this tool, when it is not the one derived from its name."""
+
+    @property
+    def writes(self) -> bool:
+        return self.definition.category in WRITE_CATEGORIES
 
     @property
     def name(self) -> str:
@@ -132,11 +180,16 @@ def tool(
     schema: dict[str, Any] | None = None,
     bounded_read_of: str | None = None,
     bounded_when: Callable[[Mapping[str, Any]], bool] | None = None,
+    change: Change | None = None,
+    targets: tuple[TargetRule, ...] = (),
+    alias: str | None = None,
 ) -> Callable[[ToolFunction], Tool]:
     """Declare a tool from a typed function ``fn(args: SomeToolInput, ctx) -> data``.
 
     ``schema`` replaces the schema generated from the input model, for tools whose schema is a
-    published contract (seed 002); a test must hold the two to agreeing."""
+    published contract (seed 002); a test must hold the two to agreeing. A write (``pim_write``,
+    ``system_write``) must say how it changes things (``change``): without it there is nothing
+    to show the person who approves it, and no undo."""
 
     def declare(function: ToolFunction) -> Tool:
         input_model = _input_model(function)
@@ -176,6 +229,9 @@ def tool(
             child_limits=child_limits,
             bounded_read_of=bounded_read_of,
             bounded_when=bounded_when,
+            change=change,
+            targets=targets,
+            alias=alias,
         )
 
     return declare

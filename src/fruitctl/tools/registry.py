@@ -16,6 +16,11 @@ class ToolRegistry:
     def register(self, item: Tool) -> None:
         if item.name in self._tools:
             raise ValueError(f"a tool named '{item.name}' is already registered")
+        if item.writes and item.change is None:
+            raise ValueError(
+                f"tool '{item.name}' writes ({item.definition.category}) but declares no change: "
+                "a proposal could not describe it, check it for conflicts or undo it"
+            )
         self._tools[item.name] = item
 
     def get(self, name: str) -> Tool | None:

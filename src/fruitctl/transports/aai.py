@@ -27,7 +27,7 @@ from pydantic import TypeAdapter
 
 from fruitctl import __version__
 from fruitctl.domain.errors import FruitctlError, InternalError, InvalidParams, InvalidRequest
-from fruitctl.gateway import WRITE_CATEGORIES, Gateway
+from fruitctl.gateway import Gateway
 from fruitctl.policy.decision import Actor
 from fruitctl.tools.model import Tool
 from fruitctl.transports.rpc.jsonrpc import RunBlocking, Session
@@ -186,7 +186,7 @@ def descriptor(tools: list[Tool], app_id: str, socket_path: Path) -> dict[str, A
 def returns_schema(tool: Tool) -> dict[str, Any]:
     annotation = inspect.get_annotations(tool.function, eval_str=True).get("return", Any)
     declared: dict[str, Any] = TypeAdapter(annotation).json_schema()
-    if tool.definition.category in WRITE_CATEGORIES:
+    if tool.writes:
         return {"anyOf": [declared, PENDING]}
     return declared
 

@@ -66,7 +66,7 @@ def build_server(gateway: Any, *, elicit: bool = False) -> Server[Any]:
             return _failure(f"{tool.name} did not finish within {timeout:g} s.")
         result = await anyio.to_thread.run_sync(lambda: gateway.invoke(tool.name, arguments, actor))
         if elicit and result.metadata.get("pending") and gateway.approvals is not None:
-            decided = await _ask_the_person(ctx, gateway.approvals, result.output)
+            decided = await _ask_the_person(ctx, gateway, result.output)
             if decided is not None:
                 result = result.model_copy(update={"output": decided})
         return render(result)
@@ -138,7 +138,7 @@ APPROVAL_FORM: dict[str, Any] = {
 
 
 async def _ask_the_person(
-    ctx: ServerRequestContext[Any], approvals: Any, pending: dict[str, Any]
+    ctx: ServerRequestContext[Any], gateway: Any, pending: dict[str, Any]
 ) -> dict[str, Any] | None:
     """Show the summary and the before -> after diff; accept executes, decline rejects, no
     answer (or a client that cannot be asked) leaves the proposal pending."""
@@ -146,6 +146,7 @@ async def _ask_the_person(
     if not ctx.session.check_client_capability(wanted):
         return None
     proposal_id = pending["proposalId"]
+    approvals = gateway.approvals
     shown = await anyio.to_thread.run_sync(lambda: approvals.get(proposal_id))
     try:
         answer = await ctx.session.elicit_form(_question(shown), APPROVAL_FORM)
@@ -153,14 +154,16 @@ async def _ask_the_person(
         return None
     who = Actor("human", f"mcp-elicitation:{_client_name(ctx)}")
     if answer.action == "accept" and (answer.content or {}).get("approve") is True:
-        decide = lambda: approvals.approve(proposal_id, who)  # noqa: E731
+        action, reason = "approve", None
     elif answer.action in ("accept", "decline"):
-        decide = lambda: approvals.reject(proposal_id, who, "declined in the MCP client")  # noqa: E731
+        action, reason = "reject", "declined in the MCP client"
     else:
         return None
-    try:
-        decided: dict[str, Any] = await anyio.to_thread.run_sync(decide)
-    except FruitctlError:  # e.g. a conflict: the proposal now says FAILED
+    try:  # through the gateway: the policy decides again, as for any approval
+        decided: dict[str, Any] = await anyio.to_thread.run_sync(
+            lambda: gateway.decide(proposal_id, action, who, reason)
+        )
+    except FruitctlError:  # refused (it stays PENDING with the reason), or FAILED
         decided = await anyio.to_thread.run_sync(lambda: approvals.get(proposal_id))
     return decided
 

@@ -275,3 +275,22 @@ def test_pending_objects_link_to_the_page_when_a_url_is_configured(
         assert pending["url"] == f"http://100.64.0.1:8765/ui/proposals/{pending['proposalId']}"
     finally:
         app.close()
+
+
+def test_an_allowlist_tightened_after_filing_refuses_the_approval(
+    agent: Client, admin: Client, app: bootstrap.App
+) -> None:
+    app.call("get_lists", {})
+    app.backend.create_list("Errands")
+    filed = agent.post("/reminders", json={"title": "Stamps", "list": {"name": "Errands"}})
+    assert filed.status_code == 202
+    proposal = filed.json()["proposalId"]
+    assert admin.put("/config/allowlist.reminders.lists", json={"value": ["Inbox"]}).is_success
+    refused = admin.post(f"/proposals/{proposal}/approve")
+    assert refused.status_code == 403
+    assert refused.json()["error"]["code"] == "LIST_NOT_ALLOWED"
+    shown = admin.get(f"/proposals/{proposal}").json()
+    assert shown["status"] == "PENDING" and shown["reason"].startswith("Approval refused:")
+    # The allowlist is the agents': the person's own write through the API is not refused.
+    own = admin.post("/reminders", json={"title": "Mine", "list": {"name": "Errands"}})
+    assert own.status_code == 201, own.text

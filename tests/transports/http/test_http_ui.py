@@ -4,12 +4,14 @@ visible hidden characters, approve / reject / undo, history and audit."""
 from __future__ import annotations
 
 import re
+import sqlite3
 from typing import Any
 
 import pytest
 from conftest import Client
 from fastapi import FastAPI
 
+from fruitctl.policy.decision import Actor
 from fruitctl.transports.http.tokens import TokenStore
 from fruitctl.transports.http.ui.text import reveal, reveal_plain
 
@@ -201,3 +203,34 @@ def test_reveal_marks_every_invisible_kind() -> None:
         assert char not in reveal(f"a{char}b")
     assert str(reveal("plain\nline & <b>")) == "plain\nline &amp; &lt;b&gt;"
     assert reveal_plain("x\u202ey") == "x[U+202E]y"
+
+
+def test_an_approval_refused_by_the_mode_leaves_the_proposal_pending(
+    browser: Browser, agent: Client, admin: Client, app: Any
+) -> None:
+    proposal = propose(agent, "Not in lockdown")
+    token = browser.csrf(f"/ui/proposals/{proposal}")
+    app.modes.set("LOCKDOWN", "test")
+    refused = browser.post(f"/ui/proposals/{proposal}/approve", {"csrf": token})
+    assert refused.status_code == 403
+    assert "create_reminders is not allowed in LOCKDOWN mode." in refused.text
+    assert 'id="status">PENDING' in refused.text
+    assert admin.get(f"/proposals/{proposal}").json()["status"] == "PENDING"
+    assert admin.get("/reminders").json() == []
+
+
+def test_the_page_shows_which_items_of_an_approved_batch_failed(browser: Browser, app: Any) -> None:
+    app.call("get_lists", {})
+    app.backend.create_list("Errands")
+    items = [{"title": "fine"}, {"title": "lost", "list": {"name": "Errands"}}]
+    # The API creates one reminder a request: a batch comes from an agent over MCP.
+    filed = app.gateway.invoke("create_reminders", {"reminders": items}, Actor("agent", "claude"))
+    proposal = filed.output["proposalId"]
+    with sqlite3.connect(app.config.paths.local_db) as db:  # another app removes the list
+        db.execute("DELETE FROM lists WHERE name = 'Errands'")
+    token = browser.csrf(f"/ui/proposals/{proposal}")
+    done = browser.post(f"/ui/proposals/{proposal}/approve", {"csrf": token})
+    assert done.headers["location"].endswith("?done=partly")
+    page = browser.get(done.headers["location"]).text
+    assert "Approved and executed in part" in page
+    assert re.search(r'id="failed-items">\s*<li>item 1: No list found with name:', page)

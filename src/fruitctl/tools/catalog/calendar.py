@@ -5,6 +5,8 @@ from __future__ import annotations
 
 from typing import Any
 
+from fruitctl.approvals import calendar_changes as changes
+from fruitctl.policy.targets import CALENDARS
 from fruitctl.services import calendar_inputs as inputs
 from fruitctl.services.inputs import parse
 from fruitctl.tools.context import ToolContext
@@ -45,7 +47,13 @@ def get_event(args: inputs.GetEvent, ctx: ToolContext) -> Any:
     return ctx.calendar.get_event(args)
 
 
-@tool(category="read_only", risk="low", title="Upcoming events", parse=parse)
+@tool(
+    category="read_only",
+    risk="low",
+    title="Upcoming events",
+    parse=parse,
+    alias="calendar.upcoming",
+)
 def calendar_upcoming(args: inputs.Upcoming, ctx: ToolContext) -> Any:
     """The next days of events across all calendars, sorted by start (seed 000).
 
@@ -59,7 +67,14 @@ def calendar_upcoming(args: inputs.Upcoming, ctx: ToolContext) -> Any:
     return ctx.calendar.upcoming(args)
 
 
-@tool(category="pim_write", risk="medium", title="Create an event", parse=parse)
+@tool(
+    category="pim_write",
+    risk="medium",
+    title="Create an event",
+    parse=parse,
+    change=changes.CREATE_EVENT,
+    targets=(CALENDARS,),
+)
 def create_event(args: inputs.CreateEvent, ctx: ToolContext) -> Any:
     """Create an event (or a recurring series with recurrence) and answer it.
 
@@ -76,7 +91,14 @@ def create_event(args: inputs.CreateEvent, ctx: ToolContext) -> Any:
     return ctx.calendar.create_event(args)
 
 
-@tool(category="pim_write", risk="medium", title="Update an event", parse=parse)
+@tool(
+    category="pim_write",
+    risk="medium",
+    title="Update an event",
+    parse=parse,
+    change=changes.UPDATE_EVENT,
+    targets=(CALENDARS,),
+)
 def update_event(args: inputs.UpdateEvent, ctx: ToolContext) -> Any:
     """Change an event; only the fields given change (null clears location, notes, url;
     recurrence null makes a series a single event).
@@ -93,7 +115,15 @@ def update_event(args: inputs.UpdateEvent, ctx: ToolContext) -> Any:
     return ctx.calendar.update_event(args)
 
 
-@tool(category="pim_write", risk="high", title="Delete an event", destructive=True, parse=parse)
+@tool(
+    category="pim_write",
+    risk="high",
+    title="Delete an event",
+    destructive=True,
+    parse=parse,
+    change=changes.DELETE_EVENT,
+    targets=(CALENDARS,),
+)
 def delete_event(args: inputs.DeleteEvent, ctx: ToolContext) -> Any:
     """Delete an event, a whole series, or one occurrence of a series.
 

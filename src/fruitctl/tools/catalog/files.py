@@ -10,8 +10,10 @@ from typing import Any
 
 from pydantic import Field
 
+from fruitctl.approvals.changes import WRITE_FILE
 from fruitctl.domain.errors import InternalError
 from fruitctl.policy.governance import ToolRules
+from fruitctl.policy.targets import PATHS_READ, PATHS_WRITE
 from fruitctl.services.paths import PathRules
 from fruitctl.tools.context import ToolContext
 from fruitctl.tools.model import ToolInput, tool
@@ -47,7 +49,7 @@ class WriteFileInput(ToolInput):
     content: str = Field(description="The complete new content of the file, as UTF-8 text.")
 
 
-@tool(category="read_only", risk="low", title="Read a file")
+@tool(category="read_only", risk="low", title="Read a file", targets=(PATHS_READ,))
 def read_file(args: ReadFileInput, ctx: ToolContext) -> dict[str, Any]:
     """Read a UTF-8 text file and return its path, size in bytes and content.
 
@@ -60,7 +62,7 @@ def read_file(args: ReadFileInput, ctx: ToolContext) -> dict[str, Any]:
     return ctx.files.read_file(args.path, _path_rules(rules, "read_file"), _bytes(cap))
 
 
-@tool(category="read_only", risk="low", title="List a folder")
+@tool(category="read_only", risk="low", title="List a folder", targets=(PATHS_READ,))
 def list_directory(args: ListDirectoryInput, ctx: ToolContext) -> dict[str, Any]:
     """List the entries of a folder, sorted by name.
 
@@ -73,7 +75,15 @@ def list_directory(args: ListDirectoryInput, ctx: ToolContext) -> dict[str, Any]
     return ctx.files.list_directory(args.path, _path_rules(rules, "list_directory"))
 
 
-@tool(category="system_write", risk="high", title="Write a file", destructive=True, idempotent=True)
+@tool(
+    category="system_write",
+    risk="high",
+    title="Write a file",
+    destructive=True,
+    idempotent=True,
+    change=WRITE_FILE,
+    targets=(PATHS_WRITE,),
+)
 def write_file(args: WriteFileInput, ctx: ToolContext) -> dict[str, Any]:
     """Create a text file, or replace the whole content of an existing one, atomically.
 

@@ -5,6 +5,8 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
+from fruitctl.approvals import changes
+from fruitctl.policy.targets import REMINDER_LISTS
 from fruitctl.services import inputs
 from fruitctl.tools.catalog import seed_schemas
 from fruitctl.tools.context import ToolContext
@@ -93,6 +95,7 @@ def get_reminder(args: inputs.GetReminder, ctx: ToolContext) -> Any:
     title="Open reminders (GTD)",
     parse=inputs.parse,
     bounded_read_of="reminders",  # at most 1,000 rows, in the order of an index
+    alias="reminders.open",
 )
 def open_reminders(args: inputs.OpenReminders, ctx: ToolContext) -> Any:
     """Open reminders across every list for a GTD review: soonest due first (undated last),
@@ -107,6 +110,8 @@ def open_reminders(args: inputs.OpenReminders, ctx: ToolContext) -> Any:
     title="Create reminders",
     parse=inputs.parse,
     schema=seed_schemas.CREATE_REMINDERS,
+    change=changes.CREATE_REMINDERS,
+    targets=(REMINDER_LISTS,),
 )
 def create_reminders(args: inputs.CreateReminders, ctx: ToolContext) -> Any:
     """Create one or more reminders; they come back in the order given.
@@ -130,6 +135,8 @@ def create_reminders(args: inputs.CreateReminders, ctx: ToolContext) -> Any:
     title="Update reminders",
     parse=inputs.parse,
     schema=seed_schemas.UPDATE_REMINDERS,
+    change=changes.UPDATE_REMINDERS,
+    targets=(REMINDER_LISTS,),
 )
 def update_reminders(args: inputs.UpdateReminders, ctx: ToolContext) -> Any:
     """Change one or more reminders; only the fields given change. Also completes them.
@@ -154,6 +161,8 @@ def update_reminders(args: inputs.UpdateReminders, ctx: ToolContext) -> Any:
     destructive=True,
     parse=inputs.parse,
     schema=seed_schemas.DELETE_REMINDERS,
+    change=changes.DELETE_REMINDERS,
+    targets=(REMINDER_LISTS,),
 )
 def delete_reminders(args: inputs.DeleteReminders, ctx: ToolContext) -> Any:
     """Delete reminders permanently. Answers {"deleted": [ids], "failed": [{"id", "error"}]}.

@@ -32,7 +32,6 @@ from fruitctl.tools.model import Tool
 from fruitctl.transports.rpc.jsonrpc import Method, Session
 
 SERVICE = "fruitctl"
-SEED_ALIASES = {"open_reminders": "reminders.open", "calendar_upcoming": "calendar.upcoming"}
 CATALOG = "fruitctl.tools.catalog."
 NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._:@/-]{0,63}$")
 
@@ -71,9 +70,9 @@ def build_methods(
 
 def alias_of(tool: Tool) -> str:
     """``<catalog module>.<tool name without that word>``: ``query_reminders`` →
-    ``reminders.query``, ``web_search`` → ``web.search``; seed 000's names where it gives one."""
-    if tool.name in SEED_ALIASES:
-        return SEED_ALIASES[tool.name]
+    ``reminders.query``, ``web_search`` → ``web.search``; or the name the tool declares."""
+    if tool.alias is not None:
+        return tool.alias
     module = tool.function.__module__
     space = module.removeprefix(CATALOG) if module.startswith(CATALOG) else "tools"
     drop = {space, space.removesuffix("s"), space + "s"}

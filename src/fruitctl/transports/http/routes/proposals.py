@@ -2,6 +2,7 @@
 
 An agent token reads its own proposals only; approving, rejecting, undoing, the audit log and
 the config take an admin token (a person), and the approval engine refuses agents once more.
+Decisions go through ``Gateway.decide``, so an approval is judged by the policy again.
 """
 
 # No `from __future__ import annotations`: FastAPI must see the local Annotated aliases.
@@ -24,7 +25,8 @@ def router(door: Door, user: Callable[..., Any], admin: Callable[..., Any]) -> A
     api = APIRouter(tags=["proposals"])
     Caller = Annotated[Claims, Depends(user)]
     Person = Annotated[Claims, Depends(admin)]
-    approvals = door.app.approvals
+    approvals = door.app.approvals  # for reading; deciding goes through the gateway
+    decide = door.app.gateway.decide
     decided = schemas.errors(403, 404, 409, 410, 422, 502)
 
     @api.get(
@@ -54,7 +56,7 @@ def router(door: Door, user: Callable[..., Any], admin: Callable[..., Any]) -> A
         responses={200: {"model": schemas.Proposal}, **decided},
     )
     async def approve(proposal_id: ProposalId, claims: Person) -> Response:
-        return Json(await door.run(approvals.approve, proposal_id, claims.actor))
+        return Json(await door.run(decide, proposal_id, "approve", claims.actor))
 
     @api.post(
         "/proposals/{proposal_id}/reject",
@@ -67,7 +69,7 @@ def router(door: Door, user: Callable[..., Any], admin: Callable[..., Any]) -> A
         body: Annotated[schemas.Rejection | None, Body()] = None,
     ) -> Response:
         reason = body.reason if body else None
-        return Json(await door.run(approvals.reject, proposal_id, claims.actor, reason))
+        return Json(await door.run(decide, proposal_id, "reject", claims.actor, reason))
 
     @api.post(
         "/proposals/{proposal_id}/undo",
@@ -76,7 +78,7 @@ def router(door: Door, user: Callable[..., Any], admin: Callable[..., Any]) -> A
         responses={**schemas.accepted(), **decided},
     )
     async def undo(proposal_id: ProposalId, claims: Person) -> Response:
-        filed = await door.run(approvals.undo, proposal_id, claims.actor)
+        filed = await door.run(decide, proposal_id, "undo", claims.actor)
         return Json(filed, 202, headers={"Location": f"/proposals/{filed['proposalId']}"})
 
     @api.get(

@@ -1,8 +1,9 @@
 """The pages of ``/ui``: sign in, pending proposals (refreshed live), one proposal with its diff
 and the Approve / Reject / Undo forms, the history, and the audit log.
 
-Pages read and decide through the approval engine exactly as the CLI does, as the signed-in
-person; a form without the session's CSRF token, or posted from another origin, is refused.
+Pages read through the approval engine and decide through the gateway exactly as the CLI does,
+as the signed-in person; a form without the session's CSRF token, or posted from another origin,
+is refused.
 """
 
 from __future__ import annotations
@@ -17,6 +18,7 @@ from starlette.responses import HTMLResponse, RedirectResponse, Response
 
 from fruitctl import __version__
 from fruitctl.domain.errors import FruitctlError
+from fruitctl.gateway import ACTIONS, Action
 from fruitctl.transports.http.door import Door
 from fruitctl.transports.http.errors import status_of
 from fruitctl.transports.http.tokens import Claims
@@ -25,10 +27,10 @@ from fruitctl.transports.http.ui.session import Sessions, SignInError, same_orig
 
 DONE = {
     "approved": "Approved and executed.",
+    "partly": "Approved and executed in part: the items listed below failed.",
     "rejected": "Rejected: nothing was changed.",
     "undo": "Filed the undo as a new proposal: approve it to apply.",
 }
-ACTIONS = ("approve", "reject", "undo")
 
 
 def templates() -> Environment:
@@ -121,29 +123,35 @@ class Pages:
         if session is None:
             return _to_signin()
         form = await request.form()
-        if action not in ACTIONS:
+        chosen = next((known for known in ACTIONS if known == action), None)
+        if chosen is None:
             return self.page("error.html", session, 404, message="No such action.")
         if not same_origin(request) or not self.sessions.csrf_ok(session, _field(form, "csrf")):
             return self.page("error.html", session, 403, message="The form expired: reload it.")
         try:
-            return await self.act(session, proposal_id, action, _field(form, "reason"))
+            return await self.act(session, proposal_id, chosen, _field(form, "reason"))
         except FruitctlError as exc:
             return await self.detail(
                 session, proposal_id, failure=exc.message, status=status_of(exc.code)
             )
 
     async def act(
-        self, session: Claims, proposal_id: str, action: str, reason: str | None
+        self, session: Claims, proposal_id: str, action: Action, reason: str | None
     ) -> Response:
-        person = session.actor
+        decide = self.door.app.gateway.decide
+        decided = await run_in_threadpool(
+            decide,
+            proposal_id,
+            action,
+            session.actor,
+            (reason or None) if action == "reject" else None,
+        )
         if action == "undo":
-            filed = await run_in_threadpool(self.approvals.undo, proposal_id, person)
-            return RedirectResponse(f"/ui/proposals/{filed['proposalId']}?done=undo", 303)
-        if action == "approve":
-            await run_in_threadpool(self.approvals.approve, proposal_id, person)
-        else:
-            await run_in_threadpool(self.approvals.reject, proposal_id, person, reason or None)
+            return RedirectResponse(f"/ui/proposals/{decided['proposalId']}?done=undo", 303)
         done = "approved" if action == "approve" else "rejected"
+        result = decided.get("result")
+        if action == "approve" and isinstance(result, dict) and result.get("failed"):
+            done = "partly"
         return RedirectResponse(f"/ui/proposals/{proposal_id}?done={done}", 303)
 
     # -- rendering -----------------------------------------------------------------------------
