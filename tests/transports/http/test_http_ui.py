@@ -234,3 +234,19 @@ def test_the_page_shows_which_items_of_an_approved_batch_failed(browser: Browser
     page = browser.get(done.headers["location"]).text
     assert "Approved and executed in part" in page
     assert re.search(r'id="failed-items">\s*<li>item 1: No list found with name:', page)
+
+
+def test_the_page_says_when_an_approval_changed_nothing(browser: Browser, app: Any) -> None:
+    app.call("get_lists", {})
+    app.backend.create_list("Errands")
+    items = [{"title": "lost", "list": {"name": "Errands"}}]
+    filed = app.gateway.invoke("create_reminders", {"reminders": items}, Actor("agent", "claude"))
+    proposal = filed.output["proposalId"]
+    with sqlite3.connect(app.config.paths.local_db) as db:
+        db.execute("DELETE FROM lists WHERE name = 'Errands'")
+    token = browser.csrf(f"/ui/proposals/{proposal}")
+    failed = browser.post(f"/ui/proposals/{proposal}/approve", {"csrf": token})
+    assert failed.status_code == 502
+    assert "Nothing was changed: No list found with name: &#39;Errands&#39;." in failed.text
+    assert 'id="status">FAILED' in failed.text
+    assert "Approved and executed" not in failed.text
