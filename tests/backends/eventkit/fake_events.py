@@ -1,0 +1,8 @@
+"""The event half of the EventKit fake (see ``fake.py``): what ``EventKitPort`` answers about
+events, kept as plain values in memory."""
+
+from __future__ import annotations
+
+
+class FakeEvents:
+    """Events and their occurrences; filled in with the calendar backend's tests."""
