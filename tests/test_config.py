@@ -33,7 +33,7 @@ def test_without_fruitctl_home_the_platform_dirs_are_used(
 
 def test_defaults_without_a_file() -> None:
     settings = config.load().settings
-    assert settings.reminders.backend == "local"
+    assert settings.reminders.backend == "auto"
     assert settings.reminders.notes_preview_chars == 80
 
 

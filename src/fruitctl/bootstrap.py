@@ -7,9 +7,11 @@ from __future__ import annotations
 import getpass
 import importlib
 import os
+import sys
 from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 from functools import cached_property
+from pathlib import Path
 from typing import Any
 
 from sqlalchemy import Engine
@@ -29,6 +31,7 @@ from fruitctl.policy.modes import ModeStore
 from fruitctl.ports import CalendarBackend, RemindersBackend
 from fruitctl.services.calendar import CalendarService
 from fruitctl.services.demo import DemoService
+from fruitctl.services.doctor import DoctorService
 from fruitctl.services.reminders import RemindersService
 from fruitctl.services.sync import SyncService
 from fruitctl.store import open_database
@@ -87,8 +90,32 @@ class App:
         )
 
     @cached_property
+    def doctor(self) -> DoctorService:
+        settings = self.config.settings
+        names = {
+            service: f"{configured} -> {backend_name(configured)}"
+            if configured == "auto"
+            else configured
+            for service, configured in (
+                ("reminders", settings.reminders.backend),
+                ("calendar", settings.calendar.backend),
+            )
+        }
+        return DoctorService(lambda: self.backend, lambda: self.calendar_backend, names)
+
+    @cached_property
     def demo(self) -> DemoService:
-        return DemoService(self.backend, self.calendar_backend)
+        personal = {
+            backend_name(self.config.settings.reminders.backend),
+            backend_name(self.config.settings.calendar.backend),
+        } & PERSONAL_STORES
+        refuse = (
+            "your reminders and calendars here are your own Apple Reminders and Calendar, "
+            "and sample data does not belong in them"
+            if personal
+            else None
+        )
+        return DemoService(self.backend, self.calendar_backend, refuse=refuse)
 
     @cached_property
     def state(self) -> Engine:
@@ -157,17 +184,21 @@ class App:
         """What ``system.info`` reports of this app: mode, backends, and each service's
         permission (authorized / denied / not_determined / restricted)."""
         settings = self.config.settings
-        return {
+        status: dict[str, Any] = {
             "mode": self.modes.get(),
             "backends": {
-                "reminders": settings.reminders.backend,
-                "calendar": settings.calendar.backend,
+                "reminders": backend_name(settings.reminders.backend),
+                "calendar": backend_name(settings.calendar.backend),
             },
             "permissions": {
                 "reminders": self.backend.permission_status(),
                 "calendar": self.calendar_backend.permission_status(),
             },
         }
+        tags = getattr(self.backend, "tags_status", None)
+        if callable(tags):  # a backend that reads tags from somewhere it may not reach
+            status["tags"] = tags()
+        return status
 
     def call(
         self,
@@ -242,8 +273,20 @@ def _run_in_child(target: str, payload: dict[str, Any], timeout: float, limits: 
     return run_in_child(target, payload, timeout=timeout * 0.95, limits=limits or Limits())
 
 
+def backend_name(configured: str) -> str:
+    """The backend a configured name means: ``auto`` is Apple's stores through EventKit on a
+    Mac that has PyObjC, and the embedded store everywhere else."""
+    if configured != "auto":
+        return configured
+    from fruitctl.backends import eventkit
+
+    return "eventkit" if eventkit.available() else "local"
+
+
 def reminders_backend_factory(config: Config) -> Callable[[Config], Any]:
-    name = config.settings.reminders.backend
+    name = backend_name(config.settings.reminders.backend)
+    if name == "eventkit":
+        _require_eventkit(config, "reminders")
     return BACKENDS.get(name) or _plugin(name)
 
 
@@ -281,11 +324,64 @@ def _caldav(config: Config) -> RemindersBackend:
     return caldav.reminders(settings, open_database(config.paths.caldav_db, "local"))
 
 
-BACKENDS: dict[str, Callable[[Config], Any]] = {"local": _local, "caldav": _caldav}
+PERSONAL_STORES = frozenset({"eventkit"})
+"""Backends holding a person's own data, where ``fruitctl demo`` writes no sample."""
+
+
+def _require_eventkit(config: Config, section: str) -> None:
+    from fruitctl.backends import eventkit
+
+    if not eventkit.available():
+        where = "this is not a Mac" if sys.platform != "darwin" else "PyObjC's EventKit is missing"
+        fix = (
+            "use 'local' or 'caldav' here"
+            if sys.platform != "darwin"
+            else "run `make setup` (it installs pyobjc-framework-EventKit)"
+        )
+        raise ConfigError(
+            f"{config.paths.config_file}: [{section}] backend 'eventkit' reads Apple Reminders "
+            f"and Calendar through EventKit, and {where}: {fix}"
+        )
+
+
+def _eventkit_access() -> Any:
+    from fruitctl.backends import eventkit
+
+    # The permission prompt only where someone can see it: a terminal, never a background
+    # service (launchd, an MCP client's pipes), which gets the instructions instead.
+    return eventkit.shared_access(may_prompt=os.isatty(0) and os.isatty(2))
+
+
+def _eventkit_reminders(config: Config) -> RemindersBackend:
+    from fruitctl.backends import eventkit
+
+    section = config.settings.eventkit
+    store = Path(section.reminders_store).expanduser() if section.reminders_store else None
+    return eventkit.reminders(
+        _eventkit_access(),
+        store,
+        fetch_timeout=section.fetch_timeout_seconds,
+        cache_seconds=section.cache_seconds,
+    )
+
+
+def _eventkit_calendars(config: Config) -> CalendarBackend:
+    from fruitctl.backends import eventkit
+
+    return eventkit.calendars(_eventkit_access())
+
+
+BACKENDS: dict[str, Callable[[Config], Any]] = {
+    "local": _local,
+    "caldav": _caldav,
+    "eventkit": _eventkit_reminders,
+}
 
 
 def calendar_backend_factory(config: Config) -> Callable[[Config], Any]:
-    name = config.settings.calendar.backend
+    name = backend_name(config.settings.calendar.backend)
+    if name == "eventkit":
+        _require_eventkit(config, "calendar")
     return CALENDAR_BACKENDS.get(name) or _plugin(name, "calendar.backend", CALENDAR_BACKENDS)
 
 
@@ -306,6 +402,7 @@ def _caldav_calendars(config: Config) -> CalendarBackend:
 CALENDAR_BACKENDS: dict[str, Callable[[Config], Any]] = {
     "local": _local_calendars,
     "caldav": _caldav_calendars,
+    "eventkit": _eventkit_calendars,
 }
 
 

@@ -88,11 +88,16 @@ class Section(BaseModel):
     model_config = ConfigDict(extra="forbid", frozen=True)
 
 
+BACKEND_HELP = (
+    "'auto' (your Apple {what} on macOS, through EventKit; the embedded store elsewhere), "
+    "'eventkit', 'local' (embedded SQLite), 'caldav', or a dotted path "
+    "'package.module:Factory' for a third-party backend."
+)
+
+
 class RemindersConfig(Section):
     backend: str = Field(
-        "local",
-        description="Where reminders live: 'local' (embedded SQLite) or a dotted path "
-        "'package.module:Factory' for a third-party backend.",
+        "auto", description="Where reminders live: " + BACKEND_HELP.format(what="Reminders")
     )
     notes_preview_chars: int = Field(
         80, ge=0, le=1000, description="Length of notesPreview in the open view; 0 turns it off."
@@ -101,9 +106,7 @@ class RemindersConfig(Section):
 
 class CalendarConfig(Section):
     backend: str = Field(
-        "local",
-        description="Where calendars live: 'local' (embedded SQLite) or a dotted path "
-        "'package.module:Factory' for a third-party backend.",
+        "auto", description="Where calendars live: " + BACKEND_HELP.format(what="Calendar")
     )
     notes_preview_chars: int = Field(
         80, ge=0, le=1000, description="Length of notesPreview in upcoming; 0 turns it off."
@@ -232,6 +235,27 @@ class CaldavConfig(Section):
 CALDAV_PASSWORD_ENV = "FRUITCTL_CALDAV_PASSWORD"
 
 
+class EventKitConfig(Section):
+    """Apple Reminders and Calendar on macOS (``backend = "eventkit"``, or ``"auto"`` there)."""
+
+    reminders_store: str = Field(
+        "",
+        description="The folder of the Reminders app's own database, read (read-only) for tags, "
+        "flags and subtasks; needs Full Disk Access for the app running fruitctl. Default: "
+        "~/Library/Group Containers/group.com.apple.reminders/Container_v1/Stores.",
+    )
+    fetch_timeout_seconds: float = Field(
+        10, gt=0, le=300, description="How long a fetch from Apple's store may take (timeout)."
+    )
+    cache_seconds: float = Field(
+        2,
+        ge=0,
+        le=60,
+        description="Reads within this many seconds of the last one answer from memory; a "
+        "write through fruitctl shows at once, another app's change after at most this long.",
+    )
+
+
 def _run_password_command(argv: list[str], timeout: float) -> str:
     try:
         done = subprocess.run(argv, capture_output=True, text=True, timeout=timeout, check=False)
@@ -259,6 +283,7 @@ class Settings(BaseSettings):
     web: WebConfig = Field(default_factory=WebConfig)
     approvals: ApprovalsConfig = Field(default_factory=ApprovalsConfig)
     caldav: CaldavConfig = Field(default_factory=CaldavConfig)
+    eventkit: EventKitConfig = Field(default_factory=EventKitConfig)
     server: ServerConfig = Field(default_factory=ServerConfig)
     http: HttpConfig = Field(default_factory=HttpConfig)
 

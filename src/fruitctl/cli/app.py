@@ -46,6 +46,7 @@ COMMANDS: dict[str, str] = {
     "server": "fruitctl.cli.server:server_app",
     "service": "fruitctl.cli.server:service_app",
     "aai": "fruitctl.cli.aai:aai_app",
+    "doctor": "fruitctl.cli.doctor:doctor_command",
 }
 
 

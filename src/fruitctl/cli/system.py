@@ -60,6 +60,11 @@ def _show_info(info: dict[str, Any]) -> None:
     ]
     rows += [(f"{k} backend", str(v)) for k, v in (info.get("backends") or {}).items()]
     rows += [(f"{k} access", str(v)) for k, v in (info.get("permissions") or {}).items()]
+    tags = info.get("tags")
+    if isinstance(tags, dict):
+        rows.append(
+            ("tags", "readable" if tags.get("readable") else f"unavailable: {tags.get('reason')}")
+        )
     width = max(len(label) for label, _ in rows)
     for label, value in rows:
         out.print(f"{label.ljust(width)}  {value}", markup=False)

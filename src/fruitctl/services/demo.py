@@ -141,10 +141,14 @@ EVENTS: tuple[tuple[str, str, int, str | None, int, str, str, str], ...] = (
 class DemoService:
     backend: RemindersBackend
     calendars: CalendarBackend | None = None
+    refuse: str | None = None
+    """Why no sample may be written here at all (a person's own data), or None."""
 
     def seed(self) -> dict[str, Any]:
         """Fill an empty store; reminders and events are each added only where there are
         none yet, so a store in use is left untouched."""
+        if self.refuse is not None:
+            return {"seeded": False, "reason": self.refuse, "created": 0, "events": 0}
         result = self._seed_reminders()
         result["events"] = self._seed_events()
         return result

@@ -1,0 +1,134 @@
+"""``fruitctl doctor``: everything this installation can reach, and what to do where it cannot -
+the backends and their permission (asking macOS once, here, where the prompt can be seen), the
+app macOS asks about, tags, the daemon's socket and the HTTP API; ``--write-test`` makes a live
+round trip through Apple Reminders. Its output is what to paste into a bug report."""
+
+from __future__ import annotations
+
+import platform
+import sys
+from typing import Annotated, Any
+
+import typer
+
+from fruitctl import __version__
+from fruitctl.cli.app import JsonOption, services
+from fruitctl.cli.output import emit_json, out, reporting
+from fruitctl.daemon.lifecycle import RuntimeFiles, answers, lock_holder
+
+OK = "ok"
+
+
+def doctor_command(
+    write_test: Annotated[
+        bool,
+        typer.Option(
+            "--write-test",
+            help="Also create, read back and delete a reminder in a temporary list "
+            "(Apple Reminders only).",
+        ),
+    ] = False,
+    as_json: JsonOption = False,
+) -> None:
+    """Check the backends, permissions, tags, socket and HTTP API; exit 1 if anything is wrong."""
+    with reporting(as_json):
+        app = services(as_json, daemon=False)
+        report: dict[str, Any] = {
+            "fruitctl": __version__,
+            "platform": _platform(),
+            "config": {
+                "file": str(app.config.paths.config_file),
+                "exists": app.config.paths.config_file.exists(),
+                "governance": str(app.config.paths.governance_file),
+            },
+            **app.doctor.report(write_test=write_test),
+            "things": {"state": "not built", "reason": "the Things 3 backend is not built yet"},
+            "daemon": _daemon(app.config.paths.socket_file),
+            "http": _http(app),
+        }
+    healthy = _healthy(report)
+    report["healthy"] = healthy
+    if as_json:
+        emit_json(report)
+    else:
+        _show(report)
+    raise typer.Exit(0 if healthy else 1)
+
+
+def _platform() -> str:
+    mac = platform.mac_ver()[0]
+    system = f"macOS {mac}" if mac else platform.platform(terse=True)
+    return f"{system}, Python {sys.version.split()[0]}"
+
+
+def _daemon(socket_file: Any) -> dict[str, Any]:
+    files = RuntimeFiles(socket_file)
+    pid = lock_holder(files.lock)
+    return {
+        "socket": str(files.socket),
+        "running": pid is not None,
+        "pid": pid if pid and pid > 0 else None,
+        "answers": answers(files.socket) if files.socket.exists() else False,
+    }
+
+
+def _http(app: Any) -> dict[str, Any]:
+    import httpx  # only here: every other command skips its import
+
+    settings = app.config.settings.http
+    url = f"http://{settings.host}:{settings.port}"
+    try:
+        response = httpx.get(f"{url}/health", timeout=1.0)
+        up = response.status_code == 200
+    except httpx.HTTPError:
+        up = False
+    return {"url": url, "answers": up}
+
+
+def _healthy(report: dict[str, Any]) -> bool:
+    services = (report["reminders"], report["calendar"])
+    fine = all(service.get("state") == OK for service in services)
+    test = report.get("writeTest")
+    return fine and (test is None or not test.get("ran") or bool(test.get("ok")))
+
+
+def _show(report: dict[str, Any]) -> None:
+    line = out.print
+    line(f"fruitctl {report['fruitctl']} on {report['platform']}", markup=False)
+    line(f"config      {report['config']['file']}", markup=False)
+    for service in ("reminders", "calendar"):
+        _show_service(service, report[service])
+    test = report.get("writeTest")
+    if test is not None:
+        said = "passed" if test.get("ok") else test.get("reason") or "FAILED"
+        line(f"write test  {said}: {', '.join(test.get('steps', []))}", markup=False)
+        if test.get("error"):
+            line(f"            {test['error'].get('message')}", markup=False)
+    line(f"things      {report['things']['reason']}", markup=False)
+    daemon = report["daemon"]
+    running = f"running (pid {daemon['pid']})" if daemon["running"] else "not running"
+    line(f"daemon      {running}, socket {daemon['socket']}", markup=False)
+    http = report["http"]
+    line(f"http        {http['url']} {'answers' if http['answers'] else 'not answering'}")
+    line("all good" if report["healthy"] else "problems found: see above", markup=False)
+
+
+def _show_service(name: str, found: dict[str, Any]) -> None:
+    line = out.print
+    state = found.get("state")
+    line(
+        f"{name:<11} {found['backend']}: {state}, access {found.get('permission', '?')}",
+        markup=False,
+    )
+    holder = found.get("accessHolder")
+    if holder:
+        line(f"            macOS asks about: {holder}", markup=False)
+    tags = found.get("tags")
+    if isinstance(tags, dict):
+        said = "readable" if tags.get("readable") else f"unavailable: {tags.get('reason')}"
+        line(f"            tags and flags: {said}", markup=False)
+    error = found.get("error")
+    if error:
+        line(f"            {error.get('message')}", markup=False)
+        for step in (error.get("details") or {}).get("instructions", []):
+            line(f"            - {step}", markup=False)

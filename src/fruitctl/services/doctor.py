@@ -1,0 +1,93 @@
+"""``fruitctl doctor``: what this installation can reach and why not, for a person or a bug
+report - the backends and their permission, tags, and (``write_test``) a live round trip.
+
+Only what the backends say through their ports and a few optional methods is used:
+``request_access()`` (ask macOS for access once, here, where the person can see the prompt),
+``tags_status()`` (where tags come from and why they may not), ``access_holder()`` (the app
+macOS asks about), ``delete_list()`` (so the write test leaves nothing behind).
+"""
+
+from __future__ import annotations
+
+import secrets
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+from fruitctl.domain.errors import FruitctlError
+from fruitctl.ports import CalendarBackend, NewReminder, RemindersBackend
+
+WRITE_TEST_BACKENDS = frozenset({"eventkit"})
+
+
+@dataclass(frozen=True)
+class DoctorService:
+    reminders: Callable[[], RemindersBackend]
+    calendar: Callable[[], CalendarBackend]
+    names: dict[str, str]
+    """Service -> ``{configured} -> {used}``, e.g. ``{"reminders": "auto -> eventkit"}``."""
+
+    def report(self, *, ask: bool = True, write_test: bool = False) -> dict[str, Any]:
+        report: dict[str, Any] = {
+            "reminders": self._service("reminders", self.reminders, ask),
+            "calendar": self._service("calendar", self.calendar, ask),
+        }
+        if write_test:
+            report["writeTest"] = self._write_test()
+        return report
+
+    def _service(self, service: str, opener: Callable[[], Any], ask: bool) -> dict[str, Any]:
+        found: dict[str, Any] = {"backend": self.names[service]}
+        try:
+            backend = opener()
+        except FruitctlError as exc:
+            return {**found, "state": "unavailable", "error": exc.to_dict()}
+        request = getattr(backend, "request_access", None)
+        if ask and callable(request):
+            found["permission"] = request()
+        else:
+            found["permission"] = backend.permission_status()
+        holder = getattr(backend, "access_holder", None)
+        if callable(holder):
+            found["accessHolder"] = holder()
+        tags = getattr(backend, "tags_status", None)
+        if callable(tags):
+            found["tags"] = tags()
+        found["state"] = "ok" if found["permission"] == "authorized" else "no access"
+        found.update(self._probe(service, backend))
+        return found
+
+    @staticmethod
+    def _probe(service: str, backend: Any) -> dict[str, Any]:
+        """Read something, so a problem shows here and not in an agent's first call."""
+        try:
+            if service == "reminders":
+                return {"lists": len(backend.lists(with_counts=False))}
+            return {"calendars": len(backend.calendars())}
+        except FruitctlError as exc:
+            return {"state": "failing", "error": exc.to_dict()}
+
+    def _write_test(self) -> dict[str, Any]:
+        """Create a list and a reminder in it, read it back, delete both: the whole path."""
+        used = self.names["reminders"].rsplit(" ", 1)[-1]
+        if used not in WRITE_TEST_BACKENDS:
+            return {"ran": False, "reason": f"only for Apple Reminders (this is '{used}')"}
+        backend: Any = self.reminders()
+        steps: list[str] = []
+        try:
+            made = backend.create_list(f"fruitctl doctor {secrets.token_hex(3)}")
+            steps.append(f"created list '{made.name}'")
+            (reminder,) = backend.create([NewReminder(list_id=made.id, title="doctor check")])
+            steps.append("created a reminder")
+            if backend.get(reminder.id).title != "doctor check":
+                return {"ran": True, "ok": False, "steps": steps, "error": "read back differs"}
+            steps.append("read it back")
+            backend.delete(reminder.id)
+            steps.append("deleted it")
+            remove = getattr(backend, "delete_list", None)
+            if callable(remove):
+                remove(made.id)
+                steps.append("deleted the list")
+        except FruitctlError as exc:
+            return {"ran": True, "ok": False, "steps": steps, "error": exc.to_dict()}
+        return {"ran": True, "ok": True, "steps": steps}

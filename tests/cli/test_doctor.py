@@ -1,0 +1,64 @@
+"""`fruitctl doctor` and backend selection off macOS: `auto` is the embedded store here, and
+asking for Apple's stores on Linux is one clear line, not a traceback."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+import pytest
+from typer.testing import CliRunner
+
+from fruitctl import bootstrap
+from fruitctl.backends import eventkit
+from fruitctl.cli.app import app
+
+runner = CliRunner()
+
+
+def cli(*args: str) -> Any:
+    return runner.invoke(app, list(args))
+
+
+@pytest.mark.parametrize("section", ["REMINDERS", "CALENDAR"])
+def test_eventkit_off_macos_is_one_configuration_line(
+    section: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(eventkit, "available", lambda: False)
+    monkeypatch.setenv(f"FRUITCTL_{section}__BACKEND", "eventkit")
+    result = cli("reminders", "list")
+    assert result.exit_code == 78
+    assert "backend 'eventkit' reads Apple Reminders and Calendar through EventKit" in result.stderr
+    assert "Traceback" not in result.output
+    as_json = json.loads(cli("lists", "--json").stdout)
+    assert as_json["error"]["code"] == "config_error"
+
+
+def test_auto_means_apples_stores_only_where_eventkit_is_there(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setattr(eventkit, "available", lambda: False)
+    assert bootstrap.backend_name("auto") == "local"
+    monkeypatch.setattr(eventkit, "available", lambda: True)
+    assert bootstrap.backend_name("auto") == "eventkit"
+    assert bootstrap.backend_name("caldav") == "caldav"
+
+
+def test_doctor_reports_every_part_and_is_healthy_on_the_embedded_store() -> None:
+    result = cli("doctor", "--json")
+    assert result.exit_code == 0, result.output
+    report = json.loads(result.stdout)
+    assert report["healthy"] is True
+    assert report["reminders"]["backend"].startswith("auto -> ")
+    assert report["reminders"]["permission"] == "authorized"
+    assert report["reminders"]["lists"] >= 1 and report["calendar"]["calendars"] >= 1
+    assert report["things"]["state"] == "not built"
+    assert report["daemon"]["running"] is False and report["http"]["answers"] is False
+    text = cli("doctor")
+    assert text.exit_code == 0 and "all good" in text.stdout
+
+
+def test_the_write_test_is_for_apple_reminders_only() -> None:
+    report = json.loads(cli("doctor", "--write-test", "--json").stdout)
+    assert report["writeTest"]["ran"] is False
+    assert "only for Apple Reminders" in report["writeTest"]["reason"]
