@@ -11,6 +11,7 @@ from searx_server import FakeSearx
 from typer.testing import CliRunner
 
 from fruitctl.cli.app import app
+from fruitctl.tools.model import MODES
 
 runner = CliRunner()
 
@@ -32,6 +33,18 @@ def test_tools_list_shows_every_tool() -> None:
         "DEGRADED",
         "RECOVERY",
     ]
+    assert write["verdicts"] == {
+        "NORMAL": "allow",
+        "ALERT": "approve",
+        "DEGRADED": "approve",
+        "LOCKDOWN": "deny",
+        "RECOVERY": "approve",
+    }
+    assert result.stdout.splitlines()[0].split() == ["NAME", "CATEGORY", "RISK", *MODES]
+    create = next(
+        line for line in result.stdout.splitlines() if line.startswith("create_reminders")
+    )
+    assert create.split()[3:] == ["approve", "approve", "approve", "deny", "approve"]
     only = json.loads(cli("tools", "list", "--category", "network", "--json").stdout)
     assert [t["name"] for t in only] == ["web_search"]
 
@@ -94,6 +107,76 @@ def test_tools_call_errors() -> None:
     assert bad_json.exit_code == 2 and "--args is not valid JSON" in bad_json.stderr
     not_object = cli("tools", "call", "get_lists", "--args", "[1]")
     assert not_object.exit_code == 2 and "must be a JSON object" in not_object.stderr
+
+
+def governance(home: Path, text: str) -> Path:
+    home.mkdir(parents=True, exist_ok=True)
+    (home / "governance.yaml").write_text(text)
+    return home / "governance.yaml"
+
+
+def test_no_approval_for_one_tool_shows_and_runs(home: Path) -> None:
+    governance(home, "tools:\n  create_reminders: {requires_approval_in_modes: []}\n")
+    listed = cli("tools", "list")
+    create = next(
+        line for line in listed.stdout.splitlines() if line.startswith("create_reminders")
+    )
+    assert create.split()[3:] == ["allow", "allow", "allow", "deny", "allow"]
+    args = '{"reminders": [{"title": "x"}]}'
+    made = cli("tools", "call", "create_reminders", "--as", "agent", "--args", args, "--json")
+    assert made.exit_code == 0 and json.loads(made.stdout)[0]["title"] == "x"
+    cli("mode", "set", "LOCKDOWN")
+    refused = cli("tools", "call", "create_reminders", "--as", "agent", "--args", args)
+    assert refused.exit_code == 5
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        (
+            "tools:\n  create_reminders:\n    allowed_in_modes: [NORMAL]\n"
+            "    requires_approval_in_modes: [NORMAL]\n",
+            ":4: tools.create_reminders.requires_approval_in_modes: NORMAL also in allowed",
+        ),
+        (
+            "tools:\n  web_search:\n    allowed_in_modes: []\n",
+            ":3: tools.web_search.allowed_in_modes: leaves web_search refused in every mode; "
+            "to turn a tool off on purpose, list every mode in forbidden_in_modes",
+        ),
+    ],
+)
+def test_contradicting_rules_refuse_to_start(home: Path, text: str, expected: str) -> None:
+    path = governance(home, text)
+    result = cli("tools", "list")
+    assert result.exit_code == 78
+    assert f"{path}{expected}" in " ".join(result.stderr.split())
+
+
+def test_tools_show(home: Path) -> None:
+    governance(
+        home,
+        "tools:\n  create_reminders: {requires_approval_in_modes: [], allowed_lists: [Errands]}\n",
+    )
+    shown = cli("tools", "show", "create_reminders")
+    assert shown.exit_code == 0
+    assert shown.stdout.startswith("create_reminders - Create reminders")
+    assert "allowed_lists: Errands" in shown.stdout and "NORMAL allow" in shown.stdout
+    assert '"reminders"' in shown.stdout  # the input schema
+    data = json.loads(cli("tools", "show", "create_reminders", "--json").stdout)
+    assert data["category"] == "pim_write" and data["risk_level"] == "medium"
+    assert data["input_schema"]["required"] == ["reminders"]
+    assert data["rules"] == {
+        "category": "pim_write",
+        "allowed_in_modes": ["NORMAL", "ALERT", "DEGRADED", "RECOVERY"],
+        "forbidden_in_modes": ["LOCKDOWN"],
+        "allowed_lists": ["Errands"],
+    }
+    assert data["verdicts"]["NORMAL"] == "allow" and data["verdicts"]["LOCKDOWN"] == "deny"
+    unknown = cli("tools", "show", "nope")
+    assert unknown.exit_code == 3
+    assert "Unknown tool 'nope'. Tools: " in unknown.stderr and "create_reminders" in unknown.stderr
+    as_json = json.loads(cli("tools", "show", "nope", "--json").stdout)
+    assert as_json["error"]["code"] == "not_found"
 
 
 def test_every_tool_can_be_called_from_the_cli(

@@ -1,4 +1,5 @@
-"""governance.yaml: defaults, key-by-key overrides, and errors naming file, line and key."""
+"""governance.yaml: defaults, key-by-key overrides that say what they mean, and errors naming
+file, line and key."""
 
 from __future__ import annotations
 
@@ -6,8 +7,10 @@ from pathlib import Path
 
 import pytest
 
+from fruitctl import bootstrap
 from fruitctl.config import load
 from fruitctl.policy import governance
+from fruitctl.policy.decision import Actor
 from fruitctl.policy.governance import GovernanceError
 from fruitctl.tools.catalog import all_tools
 
@@ -101,3 +104,101 @@ def test_unreadable_paths_and_domains_fail_at_load(home: Path, text: str, expect
     with pytest.raises(GovernanceError) as raised:
         rules_with(home, text)
     assert expected in str(raised.value)
+
+
+def test_no_approval_means_allowed_where_the_tool_ran(home: Path) -> None:
+    rules = rules_with(home, "tools:\n  create_reminders: {requires_approval_in_modes: []}\n")
+    create = rules.of("create_reminders")
+    assert create.allowed_in_modes == ["NORMAL", "ALERT", "DEGRADED", "RECOVERY"]
+    assert create.verdicts() == {
+        "NORMAL": "allow",
+        "ALERT": "allow",
+        "DEGRADED": "allow",
+        "LOCKDOWN": "deny",
+        "RECOVERY": "allow",
+    }
+    definition = next(d for d in DEFINITIONS if d.name == "create_reminders")
+    applied = rules.apply(definition)
+    assert applied.requires_approval is False
+    assert applied.allowed_modes == ["NORMAL", "ALERT", "DEGRADED", "RECOVERY"]
+
+
+def test_approval_in_some_modes_allows_the_others(home: Path) -> None:
+    rules = rules_with(home, "tools:\n  write_file:\n    requires_approval_in_modes: [ALERT]\n")
+    verdicts = rules.of("write_file").verdicts()
+    assert [verdicts[m] for m in governance.MODES] == ["allow", "approve", "allow", "deny", "allow"]
+
+
+def test_allowed_modes_alone_leave_the_approval_set(home: Path) -> None:
+    rules = rules_with(home, "tools:\n  create_reminders:\n    allowed_in_modes: [NORMAL]\n")
+    create = rules.of("create_reminders")
+    assert create.requires_approval_in_modes == ["ALERT", "DEGRADED", "RECOVERY"]
+    assert create.verdict("NORMAL") == "allow" and create.verdict("ALERT") == "approve"
+
+
+def test_a_tool_turned_off_on_purpose(home: Path) -> None:
+    every = ", ".join(governance.MODES)
+    rules = rules_with(home, f"tools:\n  web_search:\n    forbidden_in_modes: [{every}]\n")
+    assert set(rules.of("web_search").verdicts().values()) == {"deny"}
+    definition = next(d for d in DEFINITIONS if d.name == "web_search")
+    assert rules.apply(definition).allowed_modes == []
+
+
+def test_the_definition_agrees_with_the_verdicts(home: Path) -> None:
+    rules = rules_with(home, "tools:\n  write_file: {allowed_in_modes: [NORMAL, ALERT]}\n")
+    for definition in DEFINITIONS:
+        verdicts = rules.of(definition.name).verdicts()
+        applied = rules.apply(definition)
+        assert applied.allowed_modes == [m for m, v in verdicts.items() if v != "deny"]
+        assert applied.requires_approval == ("approve" in verdicts.values())
+
+
+def test_an_agent_writes_at_once_without_approval(home: Path) -> None:
+    home.mkdir(parents=True)
+    (home / "governance.yaml").write_text(
+        "tools:\n  create_reminders: {requires_approval_in_modes: []}\n"
+    )
+    app = bootstrap.build()
+    agent = Actor("agent", "x")
+    args = {"reminders": [{"title": "at once"}]}
+    made = app.gateway.invoke("create_reminders", args, agent)
+    assert made.success and not made.metadata.get("pending"), made
+    assert made.output[0]["title"] == "at once"
+    assert app.approvals.recent("PENDING") == []
+    app.modes.set("LOCKDOWN", "test")
+    refused = app.gateway.invoke("create_reminders", args, agent)
+    assert refused.error_code == "mode_forbidden"
+    app.close()
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        (
+            "tools:\n  write_file:\n    allowed_in_modes: [NORMAL, ALERT]\n"
+            "    requires_approval_in_modes: [ALERT]\n",
+            ":4: tools.write_file.requires_approval_in_modes: ALERT also in allowed_in_modes "
+            "(line 3)",
+        ),
+        (
+            "tools:\n  get_lists:\n    allowed_in_modes: []\n",
+            ":3: tools.get_lists.allowed_in_modes: leaves get_lists refused in every mode",
+        ),
+        (
+            "tools:\n  create_reminders:\n\n"
+            "    forbidden_in_modes: [NORMAL, ALERT, DEGRADED, RECOVERY]\n",
+            ":4: tools.create_reminders.forbidden_in_modes: leaves create_reminders refused",
+        ),
+        (
+            "tools:\n  create_reminders: {allowed_in_modes: [], requires_approval_in_modes: []}\n",
+            ":2: tools.create_reminders.allowed_in_modes: leaves create_reminders refused",
+        ),
+    ],
+)
+def test_rules_that_contradict_themselves_are_refused(home: Path, text: str, expected: str) -> None:
+    with pytest.raises(GovernanceError) as raised:
+        rules_with(home, text)
+    message = str(raised.value)
+    assert f"{home / 'governance.yaml'}{expected}" in message
+    if "refused in every mode" in message:
+        assert "list every mode in forbidden_in_modes: [NORMAL, ALERT" in message

@@ -12,8 +12,9 @@ from rich.table import Table
 from fruitctl.bootstrap import CLI_ACTOR
 from fruitctl.cli.app import JsonOption, services
 from fruitctl.cli.output import emit_json, out, run
-from fruitctl.domain.errors import InvalidParams
+from fruitctl.domain.errors import InvalidParams, NotFound
 from fruitctl.policy.decision import Actor
+from fruitctl.tools.model import MODES
 
 tools_app = typer.Typer(help="List the tools and call any of them.", no_args_is_help=True)
 
@@ -28,13 +29,48 @@ def list_command(
     category: Annotated[str | None, typer.Option(help="Only this category.")] = None,
     as_json: JsonOption = False,
 ) -> None:
-    """Every tool with its category, risk and the modes it runs in."""
+    """Every tool with its category, risk and what an agent's call gets in each mode: allow
+    (runs), approve (a proposal a person approves; a person's own call runs) or deny."""
 
     def definitions() -> list[dict[str, Any]]:
-        found = services(as_json).gateway.registry.list_tools()
-        return [d.model_dump() for d in found if category is None or d.category == category]
+        gateway = services(as_json).gateway
+        rules = gateway.policy.governance
+        return [
+            {**d.model_dump(), "verdicts": rules.of(d.name).verdicts()}
+            for d in gateway.registry.list_tools()
+            if category is None or d.category == category
+        ]
 
     run(as_json, definitions, _show_tools)
+
+
+@tools_app.command("show")
+def show_command(
+    name: Annotated[str, typer.Argument(help="Tool name, e.g. create_reminders.")],
+    as_json: JsonOption = False,
+) -> None:
+    """One tool: what it does, its input schema, its effective rules and verdict per mode."""
+
+    def describe() -> dict[str, Any]:
+        gateway = services(as_json).gateway
+        found = gateway.registry.get(name)
+        if found is None:
+            known = ", ".join(sorted(gateway.registry.names()))
+            raise NotFound(f"Unknown tool '{name}'. Tools: {known}.", tool=name)
+        d = found.definition
+        rules = gateway.policy.governance.of(name)
+        return {
+            "name": d.name,
+            "title": d.title,
+            "description": d.description,
+            "category": d.category,
+            "risk_level": d.risk_level,
+            "input_schema": d.input_schema,
+            "rules": rules.model_dump(exclude_defaults=True),
+            "verdicts": rules.verdicts(),
+        }
+
+    run(as_json, describe, _show_tool)
 
 
 @tools_app.command("call")
@@ -71,15 +107,31 @@ def _arguments(text: str) -> dict[str, Any]:
 
 def _show_tools(definitions: list[dict[str, Any]]) -> None:
     table = Table(box=None, pad_edge=False, header_style="bold")
-    for column in ("NAME", "CATEGORY", "RISK", "MODES", "APPROVAL"):
+    for column in ("NAME", "CATEGORY", "RISK", *MODES):
         table.add_column(column)
     for d in definitions:
-        modes = ",".join(m[:4] for m in d["allowed_modes"]) or "-"
-        table.add_row(
-            d["name"],
-            d["category"],
-            d["risk_level"],
-            modes,
-            "yes" if d["requires_approval"] else "",
-        )
+        verdicts = [d["verdicts"][mode] for mode in MODES]
+        table.add_row(d["name"], d["category"], d["risk_level"], *verdicts)
     out.print(table)
+
+
+def _show_tool(shown: dict[str, Any]) -> None:
+    rules = [f"{k}: {_value(v)}" for k, v in shown["rules"].items() if k != "category"]
+    lines = [
+        f"{shown['name']} - {shown['title']}",
+        "",
+        shown["description"],
+        "",
+        f"category  {shown['category']}",
+        f"risk      {shown['risk_level']}",
+        "verdicts  " + "  ".join(f"{m} {v}" for m, v in shown["verdicts"].items()),
+        "rules     " + "\n          ".join(rules),
+        "",
+        "input schema:",
+        json.dumps(shown["input_schema"], indent=2, ensure_ascii=False),
+    ]
+    out.print("\n".join(lines), markup=False)
+
+
+def _value(value: Any) -> str:
+    return ", ".join(map(str, value)) if isinstance(value, list) else str(value)

@@ -93,12 +93,11 @@ class Policy:
 
 
 def _by_mode(name: str, rules: ToolRules, mode: Mode, actor: Actor) -> Decision:
-    if mode in rules.forbidden_in_modes:
-        return Decision.deny("mode_forbidden", f"{name} is not allowed in {mode} mode.", mode=mode)
-    if mode in rules.requires_approval_in_modes:
+    verdict = rules.verdict(mode)
+    if verdict == "allow":
+        return Decision.allow(f"{name} is allowed in {mode} mode.")
+    if verdict == "approve":
         if actor.kind == "human":
             return Decision.allow(f"{name} needs approval in {mode} mode; a person is calling.")
         return Decision.propose(f"{name} needs a person's approval in {mode} mode.")
-    if mode in rules.allowed_in_modes:
-        return Decision.allow(f"{name} is allowed in {mode} mode.")
     return Decision.deny("mode_forbidden", f"{name} is not allowed in {mode} mode.", mode=mode)

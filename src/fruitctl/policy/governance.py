@@ -8,6 +8,13 @@ Defaults, by category:
     pim_write     approval in every mode but LOCKDOWN, where it is refused
     system_write  allowed in NORMAL, approval in ALERT/DEGRADED/RECOVERY, refused in LOCKDOWN
 
+The mode keys say what the user means, not only what they list (``ToolRules.verdict`` turns
+them into allow / approve / deny). ``requires_approval_in_modes`` without ``allowed_in_modes``
+moves every mode the tool ran in by default, and no longer lists, to allowed: ``[]`` is "no
+approval needed". ``allowed_in_modes`` alone takes its modes out of the default approval set.
+A mode listed in both, or rules that leave a tool denied in every mode without all of them in
+``forbidden_in_modes`` (the way to turn a tool off on purpose), are refused at load.
+
 File tools read inside ``$HOME`` and ``$WORKSPACE``, write inside ``$WORKSPACE`` only, and never
 touch key material or fruitctl's own files. In path patterns ``$HOME``, ``$WORKSPACE`` (default
 ``<data dir>/workspace``), ``$DATA`` and ``$CONFIG`` are expanded, in the file only - never in a
@@ -19,14 +26,16 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from fruitctl.config import ConfigError, Paths
 from fruitctl.tools.model import MODES, Category, Mode, ToolDefinition
 
+Verdict = Literal["allow", "approve", "deny"]
 ALL: list[Mode] = list(MODES)
+MODE_KEYS = ("allowed_in_modes", "requires_approval_in_modes", "forbidden_in_modes")
 NOT_LOCKDOWN: list[Mode] = [m for m in MODES if m != "LOCKDOWN"]
 
 CATEGORY_DEFAULTS: dict[str, dict[str, Any]] = {
@@ -97,6 +106,20 @@ class ToolRules(BaseModel):
     allowed_domains: list[str] | None = None
     forbidden_domains: list[str] = Field(default_factory=list)
 
+    def verdict(self, mode: Mode) -> Verdict:
+        """What an agent's call gets in ``mode``: it runs, becomes a proposal a person approves
+        (a person's own call runs), or is refused. Forbidden wins; a mode in no list is refused."""
+        if mode in self.forbidden_in_modes:
+            return "deny"
+        if mode in self.requires_approval_in_modes:
+            return "approve"
+        if mode in self.allowed_in_modes:
+            return "allow"
+        return "deny"
+
+    def verdicts(self) -> dict[Mode, Verdict]:
+        return {mode: self.verdict(mode) for mode in MODES}
+
 
 class GovernanceFile(BaseModel):
     model_config = ConfigDict(extra="forbid", strict=True)
@@ -117,16 +140,11 @@ class Governance:
     def apply(self, definition: ToolDefinition) -> ToolDefinition:
         """The definition as the governance shapes it (modes, approval, rate limit)."""
         rules = self.of(definition.name)
-        usable = [
-            m
-            for m in MODES
-            if m not in rules.forbidden_in_modes
-            and (m in rules.allowed_in_modes or m in rules.requires_approval_in_modes)
-        ]
+        verdicts = rules.verdicts()
         return definition.model_copy(
             update={
-                "allowed_modes": usable,
-                "requires_approval": bool(rules.requires_approval_in_modes),
+                "allowed_modes": [m for m, v in verdicts.items() if v != "deny"],
+                "requires_approval": "approve" in verdicts.values(),
                 "rate_limit_per_hour": rules.rate_limit_per_hour,
             }
         )
@@ -183,13 +201,15 @@ def _effective(
     override: dict[str, Any],
     variables: dict[str, str],
 ) -> ToolRules:
-    merged = {"category": category, **CATEGORY_DEFAULTS.get(category, {})}
-    merged |= TOOL_DEFAULTS.get(name, {})
-    merged |= override
+    defaults = {"category": category, **CATEGORY_DEFAULTS.get(category, {})}
+    defaults |= TOOL_DEFAULTS.get(name, {})
     try:
-        rules = ToolRules.model_validate(merged)
+        rules = ToolRules.model_validate(defaults | override)
     except ValidationError as exc:
         raise GovernanceError(_describe(path, text or "", exc, ("tools", name))) from None
+    rules = _settle_modes(
+        path, text or "", name, ToolRules.model_validate(defaults), rules, override
+    )
     expanded = rules.model_copy(
         update={
             "allowed_paths": [_expand(p, variables) for p in rules.allowed_paths],
@@ -198,6 +218,48 @@ def _effective(
     )
     _check_targets(path, text or "", name, expanded)
     return expanded
+
+
+def _settle_modes(
+    path: Path, text: str, name: str, default: ToolRules, rules: ToolRules, override: dict[str, Any]
+) -> ToolRules:
+    """The mode lists as the module docstring says the user meant them, or a GovernanceError."""
+    allowed, approval = "allowed_in_modes", "requires_approval_in_modes"
+    if allowed in override and approval in override:
+        both = [m for m in rules.allowed_in_modes if m in rules.requires_approval_in_modes]
+        if both:
+            line = _line(text, ("tools", name, approval))
+            raise GovernanceError(
+                f"{path}:{line}: tools.{name}.{approval}: {', '.join(both)} also in {allowed} "
+                f"(line {_line(text, ('tools', name, allowed))}); a mode is either allowed or "
+                "needs approval, not both"
+            )
+    elif approval in override:
+        ran = [m for m in MODES if default.verdict(m) != "deny"]
+        left = [
+            m for m in ran if m not in rules.requires_approval_in_modes + rules.forbidden_in_modes
+        ]
+        rules = rules.model_copy(update={allowed: left})
+    elif allowed in override:
+        kept = [m for m in default.requires_approval_in_modes if m not in rules.allowed_in_modes]
+        rules = rules.model_copy(update={approval: kept})
+    _refuse_off_by_mistake(path, text, name, rules, override)
+    return rules
+
+
+def _refuse_off_by_mistake(
+    path: Path, text: str, name: str, rules: ToolRules, override: dict[str, Any]
+) -> None:
+    """A tool refused in every mode is a mistake unless every mode is listed as forbidden."""
+    runs = any(v != "deny" for v in rules.verdicts().values())
+    if runs or set(rules.forbidden_in_modes) == set(MODES):
+        return
+    loc = ("tools", name, *(k for k in override if k in MODE_KEYS))[:3]
+    raise GovernanceError(
+        f"{path}:{_line(text, loc)}: {'.'.join(loc)}: leaves {name} refused in every mode; "
+        f"to turn a tool off on purpose, list every mode in forbidden_in_modes: "
+        f"[{', '.join(MODES)}]"
+    )
 
 
 def _check_targets(path: Path, text: str, name: str, rules: ToolRules) -> None:
