@@ -176,7 +176,11 @@ class HttpConfig(Section):
         30, gt=0, le=3650, description="Default lifetime of `fruitctl auth token`."
     )
     requests_per_minute: int = Field(
-        600, ge=1, le=100_000, description="Requests one token may make a minute (429 beyond)."
+        600,
+        ge=1,
+        le=100_000,
+        description="Requests one API token may make a minute, the API and MCP over HTTP "
+        "together (429 beyond).",
     )
     max_body_bytes: int = Field(
         1_048_576, ge=1024, le=64 * 1_048_576, description="Largest request body accepted (413)."

@@ -31,7 +31,7 @@ from mcp.client.streamable_http import streamable_http_client
 from starlette.types import Message, Scope
 
 from fruitctl import bootstrap
-from fruitctl.transports.http.tokens import TokenStore, secrets_dir
+from fruitctl.transports.http.tokens import RateLimiter, TokenStore, secrets_dir
 from fruitctl.transports.mcp_http import (
     ALLOW_REMOTE_ENV,
     GuardedMcpApp,
@@ -208,6 +208,23 @@ def test_a_persons_revoked_or_foreign_token_is_refused(
     )
     assert post(asgi, bearer(other)).status_code == 401  # signed with another secret
     assert admin not in forbidden.text and revoked not in gone.text
+
+
+def test_an_agent_token_over_its_rate_is_429_and_a_refused_one_is_not_counted(
+    app: bootstrap.App, tokens: TokenStore
+) -> None:
+    agent, _ = tokens.issue("agent", 3600, "claude")
+    admin, _ = tokens.issue("admin", 3600, "alice")
+    asgi = guarded(app, TokenStore(secrets_dir(app), RateLimiter(1)))
+    assert [post(asgi, bearer(admin)).status_code for _ in range(2)] == [403, 403]
+    with pytest.raises(RuntimeError, match="Task group is not initialized"):  # reached the SDK
+        post(asgi, bearer(agent))
+    limited = post(asgi, bearer(agent))
+    assert limited.status_code == 429
+    assert 1 <= int(limited.headers["Retry-After"]) <= 60
+    assert agent not in limited.text
+    with pytest.raises(RuntimeError, match="Task group is not initialized"):  # not counted
+        post(asgi, {**MCP_HEADERS, **AUTH})
 
 
 def test_without_the_api_tokens_only_the_servers_own_token_passes(

@@ -9,7 +9,10 @@ Every request meets ``GuardedMcpApp`` before the SDK sees a byte of it, and is r
    constant time; the caller is then the MCP client, by the name it gives) or an HTTP API token
    of scope ``agent`` from ``fruitctl auth token`` (verified, unexpired, unrevoked; the caller is
    the agent it names, with its own rate limits and proposals). An admin token speaks for a
-   person, and MCP is for agents: 403;
+   person, and MCP is for agents: 403. An agent token is counted against ``[http]
+   requests_per_minute`` in the token store, the same budget the HTTP API spends when they share
+   one (``fruitctl serve``): over it, 429 with ``Retry-After``. The server's own token is not
+   counted;
 4. its body is over the limit, declared (``Content-Length``) or counted as it arrives: 413.
 
 The SDK's own transport security is configured with the same hosts and origins as a second line.
@@ -47,7 +50,14 @@ from starlette.types import ASGIApp, Receive, Scope, Send
 
 from fruitctl.policy.decision import Actor
 from fruitctl.transports import asgi, net
-from fruitctl.transports.http.tokens import SecretError, TokenError, TokenStore, secrets_dir
+from fruitctl.transports.http.tokens import (
+    SecretError,
+    TokenError,
+    TokenStore,
+    TooManyRequests,
+    WrongScope,
+    serving_store,
+)
 from fruitctl.transports.mcp import ACTOR_KEY, build_server
 
 if TYPE_CHECKING:
@@ -151,13 +161,15 @@ class GuardedMcpApp:
         if self._tokens is None or not self._tokens.can_verify():
             return _error(401, "Unauthorized: the token is not valid.", CHALLENGE), None
         try:
-            claims = self._tokens.verify(presented)
+            claims = self._tokens.admit(presented, scopes=("agent",))
+        except WrongScope:
+            return _error(403, "Forbidden: MCP takes an agent token, not a person's."), None
         except TokenError as exc:  # its message names the reason, never the token
             return _error(401, f"Unauthorized: {exc}.", CHALLENGE), None
         except SecretError:  # the secret went bad while serving: no token can be checked
             return _error(401, "Unauthorized: the token cannot be checked.", CHALLENGE), None
-        if claims.scope != "agent":
-            return _error(403, "Forbidden: MCP takes an agent token, not a person's."), None
+        except TooManyRequests as exc:
+            return _too_many(exc.retry_after), None
         return None, claims.actor
 
 
@@ -171,6 +183,11 @@ def _length_refusal(declared: str | None, limit: int) -> JSONResponse | None:
 
 def _too_large() -> JSONResponse:
     return _error(413, "Payload too large.")
+
+
+def _too_many(seconds: int) -> JSONResponse:
+    message = f"Too many requests for this token; retry in {seconds} s."
+    return _error(429, message, {"Retry-After": str(seconds)})
 
 
 def _error(status: int, message: str, headers: dict[str, str] | None = None) -> JSONResponse:
@@ -192,7 +209,7 @@ def http_app(
 ) -> GuardedMcpApp:
     """The MCP server for ``gateway`` at ``/mcp``, as an ASGI app for ``host:port`` (bound);
     ``elicit`` as in ``build_server``; ``tokens``: the HTTP API's, whose agent tokens are
-    accepted beside ``token``."""
+    accepted beside ``token`` (and counted, when the store has a limiter)."""
     if not token:
         raise ValueError("an empty token would let anyone in")
     if not 0 < port < 65536:
@@ -312,9 +329,9 @@ def _run(app: App, listener: socket.socket, host: str, token: str, created: bool
 
 
 def _api_tokens(app: App) -> TokenStore:
-    """The HTTP API's tokens, their signing secret checked now (when one was made) so that a
-    bad one stops the server with a message instead of failing each request."""
-    tokens = TokenStore(secrets_dir(app))
+    """The HTTP API's tokens, counted at its rate, their signing secret checked now (when one was
+    made) so that a bad one stops the server with a message instead of failing each request."""
+    tokens = serving_store(app)
     try:
         if tokens.can_verify():
             tokens.key()

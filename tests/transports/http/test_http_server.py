@@ -24,6 +24,16 @@ from fruitctl.transports.mcp_http import ensure_token
 from fruitctl.transports.net import is_loopback
 
 AGENT = Actor("agent", "mcp-client")
+INITIALIZE = {
+    "jsonrpc": "2.0",
+    "id": 1,
+    "method": "initialize",
+    "params": {
+        "protocolVersion": "2025-06-18",
+        "capabilities": {},
+        "clientInfo": {"name": "test", "version": "1"},
+    },
+}
 
 
 class Recorder:
@@ -61,6 +71,45 @@ def test_serves_on_a_free_port_with_real_http(app: bootstrap.App) -> None:
             assert rebound.status_code == 400
     with pytest.raises(httpx.ConnectError):
         httpx.get(f"{url}/health", timeout=2)
+
+
+def test_an_agent_token_spends_one_budget_on_both_doors(
+    home: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("FRUITCTL_HTTP__REQUESTS_PER_MINUTE", "3")
+    app = bootstrap.build()
+    try:
+        issuer = TokenStore(secrets_dir(app))  # as the CLI issues them: no limiter of its own
+        spender, other = (issuer.issue("agent", 600, name)[0] for name in ("one", "two"))
+        server = HttpServer(app, "127.0.0.1", 0, notifier=Recorder())  # type: ignore[arg-type]
+        with server.running() as url, httpx.Client(base_url=url, timeout=20) as client:
+
+            def api(token: str) -> httpx.Response:
+                headers = {"Authorization": f"Bearer {token}"}
+                return client.get("/reminders/lists", headers=headers)
+
+            def mcp(token: str) -> httpx.Response:
+                headers = {
+                    "Authorization": f"Bearer {token}",
+                    "Accept": "application/json, text/event-stream",
+                }
+                return client.post("/mcp", json=INITIALIZE, headers=headers)
+
+            spent = [api(spender), mcp(spender), api(spender)]  # fewer than 3 on either door
+            limited = [mcp(spender), api(spender)]
+            others = [api(other), mcp(other)]
+            own = [mcp(ensure_token(app)) for _ in range(4)]  # the server's token: not counted
+    finally:
+        app.close()
+    assert [r.status_code for r in spent] == [200, 200, 200]
+    mcp_limited, api_limited = limited
+    assert mcp_limited.status_code == 429
+    assert mcp_limited.json()["error"].startswith("Too many requests for this token")
+    assert api_limited.status_code == 429
+    assert api_limited.json()["error"]["code"] == "RATE_LIMITED"
+    assert all(1 <= int(r.headers["retry-after"]) <= 60 for r in limited)
+    assert spender not in mcp_limited.text + api_limited.text
+    assert [r.status_code for r in others + own] == [200] * 6
 
 
 def test_a_busy_port_fails_before_serving(app: bootstrap.App) -> None:

@@ -23,12 +23,12 @@ from starlette.staticfiles import StaticFiles
 
 from fruitctl import __version__
 from fruitctl.domain.errors import FruitctlError
-from fruitctl.transports.http.auth import RateLimiter, admin_only, authenticator
+from fruitctl.transports.http.auth import admin_only, authenticator
 from fruitctl.transports.http.door import Door
 from fruitctl.transports.http.errors import HttpProblem, error_response, from_exception
 from fruitctl.transports.http.guard import Guard
 from fruitctl.transports.http.routes import calendar, proposals, reminders, system
-from fruitctl.transports.http.tokens import TokenStore, secrets_dir
+from fruitctl.transports.http.tokens import TokenStore, serving_store
 from fruitctl.transports.http.ui import pages
 from fruitctl.transports.http.ui.session import Sessions
 
@@ -50,10 +50,12 @@ def create_app(
     tokens: TokenStore | None = None,
     allowed_hosts: Iterable[str] | None = None,
 ) -> FastAPI:
-    """The API and the approval page for ``app``. ``allowed_hosts`` (``"127.0.0.1:8765"``, ...)
-    turns on the Host check; the server passes the names it is reachable by."""
+    """The API and the approval page for ``app``. ``tokens``: the store that admits (and counts)
+    API tokens, the server's own, shared with its other doors; ``serving_store(app)`` if none.
+    ``allowed_hosts`` (``"127.0.0.1:8765"``, ...) turns on the Host check; the server passes the
+    names it is reachable by."""
     settings = app.config.settings.http
-    tokens = tokens or TokenStore(secrets_dir(app))
+    tokens = tokens or serving_store(app)
     api = FastAPI(
         title="fruitctl",
         version=__version__,
@@ -62,7 +64,7 @@ def create_app(
         redoc_url=None,
     )
     door = Door(app)
-    user = authenticator(tokens, RateLimiter(settings.requests_per_minute))
+    user = authenticator(tokens)
     admin = admin_only(user)
     api.include_router(system.router(door, user, lambda: api))
     api.include_router(reminders.router(door, user))

@@ -3,11 +3,11 @@
 A token is accepted only in the ``Authorization`` header: one in the query string (where it
 would end up in proxy logs and browser history) is refused outright, even beside a good header.
 Every refusal is a 401 with ``WWW-Authenticate``, and says why without repeating the token.
+The rate is counted by the token store, which a server shares with MCP over HTTP: one budget
+per token, whichever door it comes through; over it, a 429 with ``Retry-After``.
 """
 
 # No `from __future__ import annotations`: FastAPI must see the Annotated dependencies.
-import time
-from collections import deque
 from collections.abc import Awaitable, Callable, Iterator
 from typing import Annotated, Any
 
@@ -15,10 +15,9 @@ from fastapi import Depends, Request
 from fastapi.security import HTTPAuthorizationCredentials, HTTPBearer
 
 from fruitctl.transports.http.errors import HttpProblem
-from fruitctl.transports.http.tokens import Claims, TokenError, TokenStore
+from fruitctl.transports.http.tokens import Claims, TokenError, TokenStore, TooManyRequests
 
 URL_TOKEN_PARAMS = ("access_token", "token", "jwt", "bearer")
-WINDOW_SECONDS = 60.0
 
 bearer = HTTPBearer(
     auto_error=False,
@@ -27,31 +26,10 @@ bearer = HTTPBearer(
 )
 
 
-class RateLimiter:
-    """At most ``per_minute`` requests per token in any sliding minute (in memory: a restart
-    forgets, which only ever lets a caller in sooner)."""
-
-    def __init__(self, per_minute: int, clock: Callable[[], float] = time.monotonic) -> None:
-        self._limit = per_minute
-        self._clock = clock
-        self._seen: dict[str, deque[float]] = {}
-
-    def retry_after(self, key: str) -> float | None:
-        """None if this request may go ahead (and count it); else seconds until it may."""
-        now = self._clock()
-        times = self._seen.setdefault(key, deque())
-        while times and times[0] <= now - WINDOW_SECONDS:
-            times.popleft()
-        if len(times) >= self._limit:
-            return times[0] + WINDOW_SECONDS - now
-        times.append(now)
-        return None
-
-
 Authenticate = Callable[[Request, HTTPAuthorizationCredentials | None], Awaitable[Claims]]
 
 
-def authenticator(tokens: TokenStore, limiter: RateLimiter) -> Authenticate:
+def authenticator(tokens: TokenStore) -> Authenticate:
     """The dependency every API route uses (async: it runs on the event loop, never waits)."""
 
     async def authenticate(
@@ -64,20 +42,17 @@ def authenticator(tokens: TokenStore, limiter: RateLimiter) -> Authenticate:
             )
         if credentials is None:
             raise _unauthorized("Send 'Authorization: Bearer <token>'.", error="invalid_request")
-        try:
-            claims = tokens.verify(credentials.credentials)
+        try:  # the page's cookie token (scope session) is not an API credential: a 401 too
+            claims = tokens.admit(credentials.credentials)
         except TokenError as exc:
             raise _unauthorized(f"Unauthorized: {exc}.") from None
-        if claims.scope == "session":  # the page's cookie token is not an API credential
-            raise _unauthorized("Unauthorized: the token is not valid.")
-        wait = limiter.retry_after(claims.token_id)
-        if wait is not None:
-            seconds = max(1, round(wait))
+        except TooManyRequests as exc:
+            seconds = exc.retry_after
             raise HttpProblem(
                 "rate_limited",
                 f"Too many requests for this token; retry in {seconds} s.",
                 retryAfterSeconds=seconds,
-            )
+            ) from None
         _refuse_unknown_query(request)
         return claims
 

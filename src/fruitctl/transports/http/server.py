@@ -30,7 +30,7 @@ from starlette.types import ASGIApp, Receive, Scope, Send
 from fruitctl.transports import mcp_http, net
 from fruitctl.transports.http.app import create_app
 from fruitctl.transports.http.notify import Notifier, ProposalWatcher
-from fruitctl.transports.http.tokens import TokenStore, secrets_dir
+from fruitctl.transports.http.tokens import TokenStore, serving_store
 
 if TYPE_CHECKING:
     from fruitctl.bootstrap import App
@@ -69,7 +69,7 @@ class HttpServer:
         self.app = app
         self.host = host or settings.host
         self.port = settings.port if port is None else port
-        self.tokens = tokens or TokenStore(secrets_dir(app))
+        self.tokens = tokens or serving_store(app)  # one store: both doors count in it
         self.notifier = notifier if notifier is not None else Notifier()
         self.url: str | None = None
         self.warnings: list[str] = []
@@ -186,7 +186,8 @@ class HttpServer:
 
 def _beside_mcp(api: ASGIApp, mcp: ASGIApp) -> ASGIApp:
     """One ASGI app: MCP over streamable HTTP at ``/mcp`` (its own guard and bearer token, as with
-    ``fruitctl mcp --http``), everything else the API and the approval page."""
+    ``fruitctl mcp --http``), everything else the API and the approval page. Both admit API
+    tokens through the server's one store, so a token spends one rate budget on the two."""
 
     async def route(scope: Scope, receive: Receive, send: Send) -> None:
         path = scope.get("path", "")

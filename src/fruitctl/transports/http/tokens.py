@@ -9,6 +9,9 @@
   token names the generation it was issued in; ``revoke_all`` moves it on) and the ids of tokens
   revoked one by one. The server re-reads it when the file changes.
 - A token is never logged or put in an error: everything here speaks of token *ids*.
+- Admitting a token at a door (``admit``) also counts it: at most ``[http] requests_per_minute``
+  requests per token in any sliding minute, in memory. A server builds one store
+  (``serving_store``) for all its doors, so the API and MCP over HTTP spend one budget.
 
 Scopes: ``agent`` (read and propose), ``admin`` (a person: approve, reject, undo, audit, config)
 and ``session`` (what the approval page keeps in its cookie after an admin signs in; it dies
@@ -20,10 +23,13 @@ from __future__ import annotations
 import contextlib
 import fcntl
 import json
+import math
 import os
 import secrets
+import threading
 import time
-from collections.abc import Iterator
+from collections import deque
+from collections.abc import Callable, Collection, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
@@ -43,6 +49,7 @@ REQUIRED_CLAIMS = ["exp", "iat", "aud", "iss", "jti", "sub", "scope"]
 Scope = Literal["agent", "admin", "session"]
 ISSUABLE: tuple[Scope, ...] = ("agent", "admin")
 LEEWAY_SECONDS = 5  # clocks of one machine; only a little slack for iat/nbf rounding
+WINDOW_SECONDS = 60.0
 
 
 def secrets_dir(app: App) -> Path:
@@ -50,8 +57,31 @@ def secrets_dir(app: App) -> Path:
     return app.config.paths.local_db.parent / "secrets"
 
 
+def serving_store(app: App) -> TokenStore:
+    """The store a server admits API tokens through, counting them at ``[http]
+    requests_per_minute``: build one per server and give it to every door it serves."""
+    limiter = RateLimiter(app.config.settings.http.requests_per_minute)
+    return TokenStore(secrets_dir(app), limiter)
+
+
 class TokenError(Exception):
     """A token that does not let its bearer in; the message never contains the token."""
+
+
+class WrongScope(TokenError):
+    """A genuine token of a scope this door does not take (and does not count). Its message, like
+    a forged token's, does not say so: the door that wants to tell says it itself."""
+
+    def __init__(self) -> None:
+        super().__init__("the token is not valid")
+
+
+class TooManyRequests(Exception):
+    """A genuine token over its request rate; ``retry_after``: whole seconds to wait (>= 1)."""
+
+    def __init__(self, retry_after: int) -> None:
+        super().__init__(f"too many requests for this token; retry in {retry_after} s")
+        self.retry_after = retry_after
 
 
 class SecretError(Exception):
@@ -79,11 +109,36 @@ class Claims:
         return self.scope in ("admin", "session")
 
 
-class TokenStore:
-    """Issues, verifies and revokes the tokens of one data directory."""
+class RateLimiter:
+    """At most ``per_minute`` requests per key in any sliding minute (in memory: a restart
+    forgets, which only ever lets a caller in sooner)."""
 
-    def __init__(self, directory: Path) -> None:
+    def __init__(self, per_minute: int, clock: Callable[[], float] = time.monotonic) -> None:
+        self._limit = per_minute
+        self._clock = clock
+        self._seen: dict[str, deque[float]] = {}
+        self._lock = threading.Lock()  # one store may serve doors on more than one thread
+
+    def count(self, key: str) -> None:
+        """Count one request of ``key``; ``TooManyRequests`` (not counted) when over the rate."""
+        with self._lock:
+            now = self._clock()
+            times = self._seen.setdefault(key, deque())
+            while times and times[0] <= now - WINDOW_SECONDS:
+                times.popleft()
+            if len(times) >= self._limit:
+                raise TooManyRequests(max(1, math.ceil(times[0] + WINDOW_SECONDS - now)))
+            times.append(now)
+
+
+class TokenStore:
+    """Issues, verifies and revokes the tokens of one data directory; with a ``limiter`` (a
+    server's, see ``serving_store``) it also counts the tokens it admits. Without one (the CLI,
+    which only issues and revokes) nothing is counted."""
+
+    def __init__(self, directory: Path, limiter: RateLimiter | None = None) -> None:
         self.directory = directory
+        self._limiter = limiter
         self._secret_file = directory / "http_jwt_secret"
         self._state_file = directory / "http_tokens.json"
         self._key: bytes | None = None
@@ -155,6 +210,17 @@ class TokenStore:
         except jwt.InvalidTokenError:
             raise TokenError("the token is not valid") from None
         return self._admitted(payload)
+
+    def admit(self, token: str, scopes: Collection[str] = ISSUABLE) -> Claims:
+        """The claims of a valid token of one of ``scopes`` (by default the API's: a page session
+        is no API credential), counted against its rate. ``WrongScope`` for another scope,
+        ``TooManyRequests`` over the rate, ``TokenError`` for a token that is not valid."""
+        claims = self.verify(token)
+        if claims.scope not in scopes:
+            raise WrongScope
+        if self._limiter is not None:
+            self._limiter.count(claims.token_id)
+        return claims
 
     def _admitted(self, payload: dict[str, Any]) -> Claims:
         scope = payload["scope"]
