@@ -255,8 +255,20 @@ def _row(r: CallRecord) -> tuple[Any, ...]:
     )
 
 
+OUTCOME_COLUMNS = {
+    "ok": "executed",
+    "proposed": "proposed",
+    "approved": "approved",
+    "blocked": "blocked",
+    "failed": "failed",
+}
+"""Each ``tool_calls`` outcome and the ``call_stats`` column that counts it."""
+
+
 def call_stats(engine: Engine, since: float) -> list[dict[str, Any]]:
-    """Per tool since ``since``: calls, failures (anything but ok), error rate, p50/p95 ms."""
+    """Per tool since ``since``: calls, then how many were executed, proposed, approved (a
+    proposal's execution, recorded under its own trace), blocked and failed; the error rate
+    (failed calls only: a proposal or a refusal is the policy working, not an error); p50/p95 ms."""
     query = "SELECT tool, outcome, latency_ms FROM tool_calls WHERE at >= ? ORDER BY tool"
     by_tool: dict[str, list[tuple[str, float]]] = {}
     raw: Any = engine.raw_connection()
@@ -270,13 +282,15 @@ def call_stats(engine: Engine, since: float) -> list[dict[str, Any]]:
 
 def _summary(tool: str, rows: list[tuple[str, float]]) -> dict[str, Any]:
     latencies = sorted(latency for _, latency in rows)
-    failures = sum(1 for outcome, _ in rows if outcome != "ok")
+    counts = dict.fromkeys(OUTCOME_COLUMNS.values(), 0)
+    for outcome, _ in rows:
+        counts[OUTCOME_COLUMNS.get(outcome, "failed")] += 1
     return {
         "tool": tool,
         "calls": len(rows),
-        "failures": failures,
-        "errorRate": round(failures / len(rows), 4),
-        "blocked": sum(1 for outcome, _ in rows if outcome in ("blocked", "proposed")),
+        **counts,
+        "failures": counts["failed"],  # the name this column had before; the same count
+        "errorRate": round(counts["failed"] / len(rows), 4),
         "p50Ms": _percentile(latencies, 50),
         "p95Ms": _percentile(latencies, 95),
     }

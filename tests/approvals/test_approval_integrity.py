@@ -18,7 +18,13 @@ from typer.testing import CliRunner
 
 from fruitctl import bootstrap
 from fruitctl.cli.app import app as cli_app
-from fruitctl.domain.errors import ListNotAllowed, ModeForbidden, PermissionDenied, RateLimited
+from fruitctl.domain.errors import (
+    ExecutionFailed,
+    ListNotAllowed,
+    ModeForbidden,
+    PermissionDenied,
+    RateLimited,
+)
 from fruitctl.policy.decision import Actor
 from fruitctl.tools.catalog import all_tools
 from fruitctl.tools.model import ToolInput, tool
@@ -309,6 +315,42 @@ def test_a_partly_failed_approval_lists_what_failed(app: bootstrap.App) -> None:
     assert "EXECUTED" in result.stdout
     assert "failed: item 1: No list found with name: 'Work'." in result.stderr
     assert titles(app) == ["kept"]
+
+
+# -- stats tell the truth -----------------------------------------------------------------------
+
+
+def test_stats_count_each_outcome_and_only_failures_as_errors(app: bootstrap.App) -> None:
+    ok = propose(app, "create_reminders", {"reminders": [{"title": "approved"}]})
+    assert app.gateway.decide(ok["proposalId"], "approve", PERSON)["status"] == "EXECUTED"
+    empty = propose(
+        app, "create_reminders", {"reminders": [{"title": "x", "list": {"name": "Errands"}}]}
+    )
+    drop_list(app, "Errands")
+    with pytest.raises(ExecutionFailed):
+        app.gateway.decide(empty["proposalId"], "approve", PERSON)
+    propose(app, "create_reminders", {"reminders": [{"title": "still pending"}]})
+    app.modes.set("LOCKDOWN", "test")
+    assert app.gateway.invoke("create_reminders", {"reminders": [{"title": "y"}]}, AGENT).error
+    app.modes.set("NORMAL", "test")
+    app.call("create_reminders", {"reminders": [{"title": "mine"}]})
+    app.gateway.flush()  # the records of this process, where the CLI reads them
+
+    shown = cli("stats", "--json")
+    assert shown.exit_code == 0, shown.output
+    row = next(r for r in json.loads(shown.stdout) if r["tool"] == "create_reminders")
+    counts = {k: row[k] for k in ("calls", "executed", "proposed", "approved", "blocked", "failed")}
+    assert counts == {
+        "calls": 7,
+        "executed": 1,
+        "proposed": 3,
+        "approved": 1,
+        "blocked": 1,
+        "failed": 1,
+    }
+    assert row["errorRate"] == round(1 / 7, 4)
+    table = cli("stats").stdout
+    assert all(c in table for c in ("EXECUTED", "PROPOSED", "APPROVED", "BLOCKED", "FAILED"))
 
 
 # -- allowlists bind agents ---------------------------------------------------------------------

@@ -133,7 +133,9 @@ def test_stats_summarise_calls(app: bootstrap.App) -> None:
     app.gateway.invoke("get_lists", {}, AGENT)
     app.gateway.invoke("query_reminders", {"limit": 0}, AGENT)
     rows = {r["tool"]: r for r in app.stats(0)}
-    assert rows["get_lists"]["calls"] == 2 and rows["get_lists"]["failures"] == 0
+    assert rows["get_lists"]["calls"] == rows["get_lists"]["executed"] == 2
+    assert rows["get_lists"]["failed"] == 0
+    assert rows["query_reminders"]["failed"] == 1
     assert rows["query_reminders"]["errorRate"] == 1.0
     assert rows["get_lists"]["p50Ms"] <= rows["get_lists"]["p95Ms"]
 

@@ -52,7 +52,8 @@ def stats_command(
     since: Annotated[str, typer.Option(help="How far back: 30m, 24h, 7d.")] = "24h",
     as_json: JsonOption = False,
 ) -> None:
-    """Per tool: calls, failures, error rate and p50/p95 latency."""
+    """Per tool: calls executed, proposed, approved, blocked and failed, the error rate (failed
+    calls only) and p50/p95 latency."""
     run(as_json, lambda: services(as_json).stats(time.time() - _seconds(since)), _show_stats)
 
 
@@ -79,13 +80,13 @@ def _show_stats(rows: list[dict[str, Any]]) -> None:
         out.print("[dim]No tool calls in that window.[/]")
         return
     table = Table(box=None, pad_edge=False, header_style="bold")
-    for column in ("TOOL", "CALLS", "FAILED", "ERROR RATE", "P50 MS", "P95 MS"):
+    counted = ("calls", "executed", "proposed", "approved", "blocked", "failed")
+    for column in ("TOOL", *(c.upper() for c in counted), "ERROR RATE", "P50 MS", "P95 MS"):
         table.add_column(column, justify="left" if column == "TOOL" else "right")
     for r in rows:
         table.add_row(
             r["tool"],
-            str(r["calls"]),
-            str(r["failures"]),
+            *(str(r[c]) for c in counted),
             f"{r['errorRate']:.1%}",
             f"{r['p50Ms']:.2f}",
             f"{r['p95Ms']:.2f}",
