@@ -129,6 +129,25 @@ def test_sigterm_drains_in_flight_requests() -> None:
                 Raw(daemon.socket)
 
 
+def test_a_sigterm_the_moment_the_socket_appears_still_exits_cleanly() -> None:
+    # The window between binding the socket and serving (the token, the HTTP port, the event
+    # loop): a stop signal there is kept and acted on once serving, never the default death.
+    with short_home() as home, spawned(home) as daemon:
+        deadline = time.monotonic() + 60
+        while not daemon.socket.exists():
+            assert daemon.proc.poll() is None, daemon.stderr()
+            assert time.monotonic() < deadline, "the socket never appeared"
+            time.sleep(0.0005)
+        daemon.proc.send_signal(signal.SIGTERM)
+        assert daemon.proc.wait(30) == 0, daemon.stderr()
+        assert not daemon.socket.exists()
+        assert not (daemon.socket.parent / "fruitctl.token").exists()
+        assert (
+            not (daemon.socket.parent / "fruitctl.lock").exists()
+            or lock_holder(daemon.socket.with_suffix(".lock")) is None
+        )
+
+
 def test_a_request_past_its_timeout_leaves_the_daemon_responsive() -> None:
     with short_home() as home:
         slow = {

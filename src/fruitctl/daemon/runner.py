@@ -3,6 +3,11 @@
 On a stop signal the listening socket closes and its path is removed at once (a new client gets
 "no daemon" rather than a hang), reading stops, in-flight requests get up to the request timeout
 to answer, then the connections close, the token and lock go, and ``serve`` returns.
+
+From its first step to its last, ``serve`` owns the stop signals: one that arrives while it is
+still starting (the socket bound, the event loop not yet listening) or already cleaning up is
+noted, never the default death that would leave the socket behind; a noted stop is acted on as
+soon as serving begins, with the same drain.
 """
 
 from __future__ import annotations
@@ -16,6 +21,7 @@ from collections.abc import Callable
 from contextlib import ExitStack
 from dataclasses import dataclass, replace
 from pathlib import Path
+from types import FrameType
 from typing import Any, Protocol
 
 from fruitctl import __version__
@@ -46,6 +52,33 @@ class WebServer(Protocol):
     def close(self) -> None: ...
 
 
+STOP_SIGNALS = (signal.SIGTERM, signal.SIGINT)
+
+
+class StopSignals:
+    """Stop signals outside the event loop's watch: noted in ``requested``, nothing else. Python
+    runs the handler between bytecodes, so anything ``serve`` is doing finishes first."""
+
+    def __init__(self) -> None:
+        self.requested = False
+        self._previous: dict[int, Any] = {}
+
+    def hold(self) -> None:
+        """Note stop signals from now on (again after the event loop let go of them)."""
+        for signum in STOP_SIGNALS:
+            previous = signal.signal(signum, self._note)
+            self._previous.setdefault(signum, previous)
+
+    def release(self) -> None:
+        """The handlers there were before ``hold``."""
+        for signum, previous in self._previous.items():
+            signal.signal(signum, previous)
+        self._previous.clear()
+
+    def _note(self, signum: int, frame: FrameType | None) -> None:
+        self.requested = True
+
+
 @dataclass(frozen=True)
 class ServeOptions:
     files: RuntimeFiles
@@ -65,8 +98,11 @@ def serve(
     ``web``, when given, is bound once this instance holds the lock (so a second instance says
     "already running", not "port in use") and served on the same event loop."""
     files = options.files
+    signals = StopSignals()
+    signals.hold()
     private_dir(files.socket.parent)
     with ExitStack() as cleanup:
+        cleanup.callback(signals.release)  # the last thing undone
         lock = InstanceLock(files.lock)
         lock.acquire(files.socket)  # AlreadyRunning: nothing else touched
         cleanup.callback(lock.release)
@@ -79,7 +115,12 @@ def serve(
             options = replace(options, http_url=web.bind())
             cleanup.callback(web.close)
         forget = lambda: remove_if_ours(files.socket, inode)  # noqa: E731
-        asyncio.run(_serve(gateway, status, options, (sock, forget), token, announce, web))
+        try:
+            asyncio.run(
+                _serve(gateway, status, options, (sock, forget), token, announce, web, signals)
+            )
+        finally:
+            signals.hold()  # the closed loop reset them to the defaults; the cleanup finishes
     return 0
 
 
@@ -91,6 +132,7 @@ async def _serve(
     token: str,
     announce: Callable[[str, str | None], None],
     web: WebServer | None,
+    signals: StopSignals,
 ) -> None:
     log = gateway.events
     started = time.monotonic()
@@ -111,8 +153,10 @@ async def _serve(
     web_task = asyncio.create_task(web.serve()) if web is not None else None
     stop = asyncio.Event()
     loop = asyncio.get_running_loop()
-    for signum in (signal.SIGTERM, signal.SIGINT):
+    for signum in STOP_SIGNALS:
         loop.add_signal_handler(signum, stop.set)
+    if signals.requested:  # asked to stop while starting: serve nothing, drain, clean up
+        stop.set()
     log.info("server_started", socket=str(options.files.socket), pid=os.getpid())
     log.flush()
     announce(str(options.files.socket), options.http_url)
