@@ -18,7 +18,7 @@ from typing import Any
 
 from fruitctl.backends.local import LocalReminders
 from fruitctl.domain.errors import PermissionDenied
-from fruitctl.ports import ReminderQuery
+from fruitctl.ports import CalendarBackend, ReminderQuery, RemindersBackend
 from fruitctl.store import open_database
 
 INSTRUCTIONS = {
@@ -44,8 +44,16 @@ def _denied(service: str) -> PermissionDenied:
     )
 
 
+def _members(protocol: type) -> frozenset[str]:
+    return frozenset(name for name in vars(protocol) if not name.startswith("_"))
+
+
+PORT_METHODS = _members(RemindersBackend) | _members(CalendarBackend)
+
+
 class _Denied:
-    """Every call refused, the way EventKit refuses without TCC permission."""
+    """Every call of the ports refused, the way EventKit refuses without TCC permission. Only the
+    ports' methods exist: a probe for an optional one (``tags_status`` …) finds nothing."""
 
     def __init__(self, service: str) -> None:
         self.name = f"denied-{service}"
@@ -55,6 +63,9 @@ class _Denied:
         return "denied"
 
     def __getattr__(self, attribute: str) -> Any:
+        if attribute not in PORT_METHODS:
+            raise AttributeError(attribute)
+
         def refuse(*args: Any, **kwargs: Any) -> Any:
             raise _denied(self._service)
 
