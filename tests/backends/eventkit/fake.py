@@ -85,6 +85,15 @@ class FakeBase:
         self.record("create_calendar", entity, title)
         return self.add_calendar(entity, title)
 
+    def remove_calendar(self, calendar_id: str) -> None:
+        self.record("remove_calendar", calendar_id)
+        for entity, calendars in self.lists.items():
+            if (
+                calendars.pop(calendar_id, None) is not None
+                and self.defaults[entity] == calendar_id
+            ):
+                self.defaults[entity] = next(iter(calendars), None)
+
     def refresh(self) -> None:
         self.record("refresh")
 

@@ -11,11 +11,12 @@ from __future__ import annotations
 from collections.abc import Iterator
 from contextlib import contextmanager
 
-from fruitctl.backends.eventkit.values import StoreError, StoreTimeout
+from fruitctl.backends.eventkit.values import ADAPTER_DOMAIN, NOT_FOUND, StoreError, StoreTimeout
 from fruitctl.domain.errors import (
     BackendUnavailable,
     FruitctlError,
     InvalidParams,
+    NotFound,
     PermissionDenied,
     Timeout,
     Unsupported,
@@ -58,6 +59,8 @@ def translate(error: StoreError | StoreTimeout, doing: str) -> FruitctlError:
     if isinstance(error, StoreTimeout):
         return Timeout(f"Apple's store did not answer in time while trying to {doing}.")
     said = f"Could not {doing}: {error.message}"
+    if error.domain == ADAPTER_DOMAIN and error.code == NOT_FOUND:
+        return NotFound(f"Could not {doing}: {error.message}.")
     if error.domain == EK_DOMAIN:
         if error.code in INVALID:
             return InvalidParams(f"Could not {doing}: {INVALID[error.code]}.")

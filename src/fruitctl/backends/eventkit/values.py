@@ -54,6 +54,12 @@ EVENT_FIELDS = frozenset(
 """What an ``EventWrite`` may set. ``timezone``: an IANA name, ``None`` for floating."""
 
 
+ADAPTER_DOMAIN = "fruitctl.eventkit"
+"""The ``StoreError`` domain of failures the adapter itself reports (not an ``NSError``)."""
+NOT_FOUND = 1
+"""In ``ADAPTER_DOMAIN``: a write or removal named an item or calendar EventKit does not have."""
+
+
 class StoreError(Exception):
     """EventKit refused something: the ``NSError``'s domain, code and localized description."""
 
@@ -197,6 +203,10 @@ class EventKitPort(Protocol):
 
     def create_calendar(self, entity: Entity, title: str) -> RawCalendar:
         """A new calendar (a reminder list) in the default calendar's account."""
+        ...
+
+    def remove_calendar(self, calendar_id: str) -> None:
+        """Remove a calendar and everything in it (``removeCalendar:commit:error:``)."""
         ...
 
     def fetch_reminders(
