@@ -357,7 +357,7 @@ def _eventkit_reminders(config: Config) -> RemindersBackend:
 
     section = config.settings.eventkit
     store = Path(section.reminders_store).expanduser() if section.reminders_store else None
-    return eventkit.reminders(
+    return eventkit.open_reminders(
         _eventkit_access(),
         store,
         fetch_timeout=section.fetch_timeout_seconds,
@@ -368,7 +368,7 @@ def _eventkit_reminders(config: Config) -> RemindersBackend:
 def _eventkit_calendars(config: Config) -> CalendarBackend:
     from fruitctl.backends import eventkit
 
-    return eventkit.calendars(_eventkit_access())
+    return eventkit.open_calendars(_eventkit_access())
 
 
 BACKENDS: dict[str, Callable[[Config], Any]] = {

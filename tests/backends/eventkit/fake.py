@@ -9,98 +9,101 @@ port is what the tests exercise.
 
 from __future__ import annotations
 
-import itertools
+from collections.abc import Sequence
+from dataclasses import replace
 from datetime import UTC, datetime
-from typing import Any
+from zoneinfo import ZoneInfo
 
+from backends.eventkit.fake_base import EK_ERROR_DOMAIN, FakeBase
 from backends.eventkit.fake_events import FakeEvents
 
 from fruitctl.backends.eventkit.values import (
-    FULL_ACCESS,
-    NOT_DETERMINED,
-    Entity,
-    RawCalendar,
+    ADAPTER_DOMAIN,
+    NOT_FOUND,
+    DateParts,
     RawReminder,
+    ReminderStatus,
+    ReminderWrite,
+    StoreError,
 )
 
-EK_ERROR_DOMAIN = "EKErrorDomain"
+__all__ = ["EK_ERROR_DOMAIN", "FakeEventKit"]
 
 
-class FakeBase:
-    def __init__(self) -> None:
-        self.calls: list[tuple[str, tuple[Any, ...]]] = []
-        self.status: dict[Entity, int] = {"reminder": FULL_ACCESS, "event": FULL_ACCESS}
-        self.grant_on_request = True
-        self.fail_next: dict[str, Exception] = {}
-        self.lists: dict[Entity, dict[str, RawCalendar]] = {"reminder": {}, "event": {}}
-        self.defaults: dict[Entity, str | None] = {"reminder": None, "event": None}
-        self.reminders: dict[str, RawReminder] = {}
-        self._ids = itertools.count(1)
-        self.clock = datetime(2026, 3, 1, 9, 0, tzinfo=UTC)
+class FakeReminders(FakeBase):
+    """The reminder half: EventKit's predicates as their documentation says (an incomplete
+    reminder's due range leaves out undated ones), saves applied field by field."""
 
-    # -- plumbing -------------------------------------------------------------------------------
+    def fetch_reminders(
+        self,
+        calendar_ids: Sequence[str] | None,
+        status: ReminderStatus,
+        due_from: datetime | None,
+        due_to: datetime | None,
+        timeout: float,
+    ) -> list[RawReminder]:
+        self.record("fetch_reminders", calendar_ids, status, due_from, due_to, timeout)
+        found = []
+        for item in self.reminders.values():
+            if calendar_ids is not None and item.calendar_id not in calendar_ids:
+                continue
+            if status != "all" and item.completed != (status == "completed"):
+                continue
+            if status == "incomplete" and (due_from or due_to):
+                when = _instant(item.due)
+                if when is None or (due_from and when < due_from) or (due_to and when > due_to):
+                    continue
+            found.append(item)
+        return found
 
-    def record(self, method: str, *args: Any) -> None:
-        self.calls.append((method, args))
-        failure = self.fail_next.pop(method, None)
-        if failure is not None:
-            raise failure
+    def reminder(self, item_id: str) -> RawReminder | None:
+        self.record("reminder", item_id)
+        return self.reminders.get(item_id)
 
-    def new_id(self, prefix: str) -> str:
-        return f"{prefix}-{next(self._ids):04d}"
+    def save_reminders(self, writes: Sequence[ReminderWrite]) -> list[RawReminder]:
+        self.record("save_reminders", tuple(writes))
+        staged = dict(self.reminders)  # all or nothing, like commit + reset
+        saved = []
+        for write in writes:
+            fields = dict(write.fields)
+            if "calendar_id" in fields and fields["calendar_id"] not in self.lists["reminder"]:
+                raise StoreError(EK_ERROR_DOMAIN, 1, "No calendar has been set.")
+            if "completion" in fields:
+                fields["completed"] = fields["completion"] is not None
+            stamp = self.tick()
+            if write.id is None:
+                item = RawReminder(self.new_id("rem"), "", "", created=stamp, modified=stamp)
+            elif write.id in staged:
+                item = replace(staged[write.id], modified=stamp)
+            else:
+                raise StoreError(ADAPTER_DOMAIN, NOT_FOUND, f"no reminder with id {write.id!r}")
+            item = replace(item, **fields)
+            staged[item.id] = item
+            saved.append(item)
+        self.reminders = staged
+        return saved
 
-    def tick(self) -> datetime:
-        """A clock that moves one second per write, so modification dates change."""
-        self.clock = datetime.fromtimestamp(self.clock.timestamp() + 1, UTC)
-        return self.clock
-
-    def add_calendar(self, entity: Entity, title: str, *, default: bool = False) -> RawCalendar:
-        calendar = RawCalendar(self.new_id("cal"), title, True, "iCloud")
-        self.lists[entity][calendar.id] = calendar
-        if default or self.defaults[entity] is None:
-            self.defaults[entity] = calendar.id
-        return calendar
-
-    # -- EventKitPort: permission and calendars --------------------------------------------------
-
-    def authorization(self, entity: Entity) -> int:
-        self.record("authorization", entity)
-        return self.status[entity]
-
-    def request_access(self, entity: Entity, timeout: float) -> bool:
-        self.record("request_access", entity, timeout)
-        if self.status[entity] == NOT_DETERMINED:
-            self.status[entity] = FULL_ACCESS if self.grant_on_request else 2
-        return self.status[entity] == FULL_ACCESS
-
-    def calendars(self, entity: Entity) -> list[RawCalendar]:
-        self.record("calendars", entity)
-        return list(self.lists[entity].values())
-
-    def default_calendar(self, entity: Entity) -> str | None:
-        self.record("default_calendar", entity)
-        return self.defaults[entity]
-
-    def create_calendar(self, entity: Entity, title: str) -> RawCalendar:
-        self.record("create_calendar", entity, title)
-        return self.add_calendar(entity, title)
+    def remove_reminders(self, item_ids: Sequence[str]) -> None:
+        self.record("remove_reminders", tuple(item_ids))
+        missing = [i for i in item_ids if i not in self.reminders]
+        if missing:
+            raise StoreError(ADAPTER_DOMAIN, NOT_FOUND, f"no reminder with id {missing[0]!r}")
+        for item_id in item_ids:
+            del self.reminders[item_id]
 
     def remove_calendar(self, calendar_id: str) -> None:
-        self.record("remove_calendar", calendar_id)
-        for entity, calendars in self.lists.items():
-            if (
-                calendars.pop(calendar_id, None) is not None
-                and self.defaults[entity] == calendar_id
-            ):
-                self.defaults[entity] = next(iter(calendars), None)
-
-    def refresh(self) -> None:
-        self.record("refresh")
+        super().remove_calendar(calendar_id)
+        self.reminders = {k: r for k, r in self.reminders.items() if r.calendar_id != calendar_id}
 
 
-class FakeReminders:
-    """The reminder half: filled in with the reminders backend's tests."""
+def _instant(parts: DateParts | None) -> datetime | None:
+    if parts is None:
+        return None
+    zone = ZoneInfo(parts.timezone) if parts.timezone else UTC
+    return datetime(
+        parts.year, parts.month, parts.day, parts.hour or 0, parts.minute or 0, tzinfo=zone
+    )
 
 
-class FakeEventKit(FakeReminders, FakeEvents, FakeBase):
+class FakeEventKit(FakeReminders, FakeEvents):
     """The whole fake port."""

@@ -3,6 +3,8 @@ events, kept as plain values in memory."""
 
 from __future__ import annotations
 
+from backends.eventkit.fake_base import FakeBase
 
-class FakeEvents:
+
+class FakeEvents(FakeBase):
     """Events and their occurrences; filled in with the calendar backend's tests."""

@@ -1,5 +1,8 @@
 """The ``eventkit`` backend: the person's own Apple Reminders and Calendar, on macOS.
 
+``open_reminders`` and ``open_calendars`` build the two backends (not named after their
+modules, ``reminders`` and ``calendars``, which importing would shadow).
+
 ``adapter.py`` is the only code that touches PyObjC (``EKEventStore``); it speaks in the plain
 values of ``values.py``. Everything above it - the backends, the mapping of fields, dates,
 priorities and errors, permissions, the Reminders store read for tags and flags - works on
@@ -46,7 +49,7 @@ def shared_access(may_prompt: bool) -> Access:
     return Access(shared_port(), may_prompt=may_prompt)
 
 
-def reminders(
+def open_reminders(
     access: Access,
     store: Path | None = None,
     *,
@@ -68,7 +71,7 @@ def reminders(
     )
 
 
-def calendars(access: Access, port: EventKitPort | None = None) -> EventKitCalendars:
+def open_calendars(access: Access, port: EventKitPort | None = None) -> EventKitCalendars:
     """The person's Apple Calendar."""
     from fruitctl.backends.eventkit.calendars import EventKitCalendars
 

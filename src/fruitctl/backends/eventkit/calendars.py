@@ -1,0 +1,240 @@
+"""The person's Apple Calendar through EventKit (the ``CalendarBackend`` port).
+
+Ranges go to EventKit's event predicate, split into spans of at most four years (EventKit's
+limit); EventKit expands recurring series itself, and each occurrence gets fruitctl's
+occurrence id. Changing one occurrence saves it with ``EKSpanThisEvent`` (EventKit detaches
+it); changing the series saves its first occurrence with ``EKSpanFutureEvents``.
+"""
+
+from __future__ import annotations
+
+from datetime import date, datetime, timedelta
+from typing import Any, cast
+
+from fruitctl.backends.eventkit import events as mapping
+from fruitctl.backends.eventkit.errors import translated
+from fruitctl.backends.eventkit.permission import Access
+from fruitctl.backends.eventkit.values import Entity, EventKitPort, EventWrite, RawEvent
+from fruitctl.domain.calendar import (
+    CALENDAR_NAME_MAX,
+    Calendar,
+    Event,
+    event_sort_key,
+    parse_occurrence_key,
+    split_event_id,
+)
+from fruitctl.domain.errors import InvalidParams, NotFound, PermissionDenied
+from fruitctl.domain.reminders import check_text
+from fruitctl.ports import EventChanges, EventRange, EventScope, NewEvent, PermissionStatus
+
+ENTITY: Entity = "event"
+SPAN = timedelta(days=4 * 365)  # EventKit's predicate refuses longer ones
+
+
+def spans(start: datetime, end: datetime) -> list[tuple[datetime, datetime]]:
+    """``[start, end)`` cut into pieces EventKit accepts."""
+    pieces = []
+    while start < end:
+        stop = min(end, start + SPAN)
+        pieces.append((start, stop))
+        start = stop
+    return pieces
+
+
+class EventKitCalendars:
+    """Calendars and events in the person's own Calendar app."""
+
+    name = "eventkit"
+
+    def __init__(self, port: EventKitPort, access: Access) -> None:
+        self._port = port
+        self._access = access
+
+    def permission_status(self) -> PermissionStatus:
+        return self._access.status(ENTITY)
+
+    def request_access(self) -> PermissionStatus:
+        return self._access.request(ENTITY)
+
+    def access_holder(self) -> str:
+        who = self._access.responsible()
+        return f"{who.name} ({who.path})"
+
+    # -- calendars -------------------------------------------------------------------------------
+
+    def calendars(self) -> list[Calendar]:
+        self._access.require(ENTITY)
+        with translated("read the calendars"):
+            found = self._port.calendars(ENTITY)
+            default = self._port.default_calendar(ENTITY)
+        ordered = sorted(found, key=lambda c: c.id != default)
+        return [mapping.to_calendar(c, default) for c in ordered]
+
+    def create_calendar(self, name: str) -> Calendar:
+        name = check_text("name", name, limit=CALENDAR_NAME_MAX).strip()
+        if not name:
+            raise InvalidParams("'name' must not be empty.", field="name")
+        if any(c.name.casefold() == name.casefold() for c in self.calendars()):
+            raise InvalidParams(f"A calendar named '{name}' already exists.", field="name")
+        with translated(f"create the calendar '{name}'"):
+            made = self._port.create_calendar(ENTITY, name)
+        return mapping.to_calendar(made, None)
+
+    # -- reads -----------------------------------------------------------------------------------
+
+    def events(self, query: EventRange) -> list[Event]:
+        self._access.require(ENTITY)
+        names = self._names()
+        ids = query.calendar_ids
+        seen: dict[str, Event] = {}
+        for start, end in spans(query.start, query.end):
+            with translated("read the events"):
+                raws = self._port.events(start, end, ids)
+            for raw in raws:
+                event = mapping.to_event(raw, names.get(raw.calendar_id, ""))
+                seen.setdefault(event.id, event)  # one spanning a cut comes back twice
+        found = sorted(seen.values(), key=event_sort_key)
+        return found if query.limit is None else found[: query.limit]
+
+    def get_event(self, event_id: str) -> Event:
+        self._access.require(ENTITY)
+        raw, key = self._locate(event_id)
+        return mapping.to_event(raw, self._names().get(raw.calendar_id, ""), as_series=key is None)
+
+    # -- writes ----------------------------------------------------------------------------------
+
+    def create_event(self, new: NewEvent) -> Event:
+        self._access.require(ENTITY)
+        self._writable(new.calendar_id)
+        with translated("save the event"):
+            saved = self._port.save_event(EventWrite(None, fields=mapping.new_fields(new)), True)
+        return mapping.to_event(saved, self._names().get(saved.calendar_id, ""), as_series=True)
+
+    def update_event(self, event_id: str, changes: EventChanges, scope: EventScope) -> Event:
+        self._access.require(ENTITY)
+        raw, key = self._locate(event_id)
+        self._writable(raw.calendar_id)
+        one = key is not None and scope == "occurrence"
+        if one and ("recurrence" in changes or "calendarId" in changes):
+            field = "recurrence" if "recurrence" in changes else "calendarId"
+            raise InvalidParams(
+                f"'{field}' belongs to the whole series: use scope 'series' to change it.",
+                field=field,
+            )
+        if key is None and scope == "occurrence" and mapping.is_series(raw):
+            raise _series_needs_scope(event_id, "change")
+        if "calendarId" in changes:
+            self._writable(changes["calendarId"])
+        if one:
+            write = EventWrite(raw.id, raw.occurrence, mapping.change_fields(changes, raw))
+            future = False
+        else:
+            series = self._series(raw)
+            fields = mapping.change_fields(_shifted(changes, raw, series), series)
+            write = EventWrite(series.id, series.occurrence, fields)
+            future = True
+        with translated("save the event"):
+            saved = self._port.save_event(write, future)
+        return mapping.to_event(saved, self._names().get(saved.calendar_id, ""), as_series=not one)
+
+    def delete_event(self, event_id: str, scope: EventScope) -> None:
+        self._access.require(ENTITY)
+        raw, key = self._locate(event_id)
+        self._writable(raw.calendar_id)
+        if key is not None and scope == "occurrence":
+            with translated("remove the occurrence"):
+                self._port.remove_event(raw.id, raw.occurrence, False)
+            return
+        if key is None and scope == "occurrence" and mapping.is_series(raw):
+            raise _series_needs_scope(event_id, "delete")
+        series = self._series(raw)
+        with translated("remove the event"):
+            self._port.remove_event(series.id, series.occurrence, True)
+
+    # -- helpers ---------------------------------------------------------------------------------
+
+    def _names(self) -> dict[str, str]:
+        with translated("read the calendars"):
+            return {c.id: c.title for c in self._port.calendars(ENTITY)}
+
+    def _locate(self, event_id: str) -> tuple[RawEvent, str | None]:
+        """The event an id names, and for an occurrence id that occurrence's key."""
+        with translated("read the event"):
+            whole = self._port.event(event_id)
+        if whole is not None:
+            return whole, None
+        series_id, key = split_event_id(event_id)
+        if key is not None:
+            with translated("read the event"):
+                series = self._port.event(series_id)
+            if series is not None:
+                found = self._occurrence(series, key)
+                if found is not None:
+                    return found, key
+        raise NotFound(f"No event found with ID: '{event_id}'.")
+
+    def _occurrence(self, series: RawEvent, key: str) -> RawEvent | None:
+        original = parse_occurrence_key(key)
+        moment = (
+            datetime.combine(original, datetime.min.time()).astimezone()
+            if not isinstance(original, datetime)
+            else original
+        )
+        # A moved occurrence is still found near where it was (EventKit keeps its original).
+        window = timedelta(days=7)
+        with translated("read the events"):
+            nearby = self._port.events(moment - window, moment + window, [series.calendar_id])
+        for raw in nearby:
+            same = mapping.original_start(raw) == original or raw.occurrence == moment
+            if raw.id == series.id and raw.occurrence is not None and same:
+                return raw
+        return None
+
+    def _series(self, raw: RawEvent) -> RawEvent:
+        """The series an occurrence belongs to, as EventKit answers it (its first occurrence)."""
+        if raw.occurrence is None:
+            return raw
+        with translated("read the event"):
+            series = self._port.event(raw.id)
+        return series or raw
+
+    def _writable(self, calendar_id: str) -> None:
+        with translated("read the calendars"):
+            found = {c.id: c for c in self._port.calendars(ENTITY)}
+        calendar = found.get(calendar_id)
+        if calendar is None:
+            raise NotFound(f"No calendar found with ID: '{calendar_id}'.")
+        if not calendar.writable:
+            raise PermissionDenied(f"Calendar '{calendar.title}' is read-only.")
+
+
+def _shifted(changes: EventChanges, occurrence: RawEvent, series: RawEvent) -> EventChanges:
+    """Changes given through one occurrence for the whole series: a new start or end moves
+    the series by the step that occurrence takes."""
+    if occurrence is series or not ({"startAt", "endAt"} & set(changes)):
+        return changes
+    moved: dict[str, Any] = dict(changes)
+    here_start, here_end = mapping.span(occurrence)
+    first_start, first_end = mapping.span(series)
+    for key, here, first in (("startAt", here_start, first_start), ("endAt", here_end, first_end)):
+        if key in moved:
+            moved[key] = first + _step(here, moved[key])
+    return cast(EventChanges, moved)
+
+
+def _step(here: date | datetime, wanted: date | datetime) -> timedelta:
+    if isinstance(here, datetime) and isinstance(wanted, datetime):
+        return wanted - here
+    return _day(wanted) - _day(here)
+
+
+def _day(value: date | datetime) -> date:
+    return value.date() if isinstance(value, datetime) else value
+
+
+def _series_needs_scope(event_id: str, verb: str) -> InvalidParams:
+    return InvalidParams(
+        f"Event '{event_id}' is a recurring series: give an occurrence id to {verb} one "
+        f"occurrence, or scope 'series' to {verb} them all.",
+        field="scope",
+    )

@@ -1,0 +1,167 @@
+"""Events between EventKit's plain values (``values.py``) and fruitctl's domain: pure functions.
+
+- A timed event reads in its own zone (``timeZone``), a floating one in the host zone.
+- An all-day event is dates with an exclusive end, as everywhere in fruitctl. EventKit keeps it
+  floating, from local midnight of its first day to the last second of its last day; the end is
+  read as "the day after the last second" so either way EventKit answers, the date is right.
+- An occurrence of a series gets fruitctl's occurrence id, ``<series id>@<original start>``,
+  from ``occurrenceDate`` (EventKit gives every occurrence the series' identifier).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from datetime import date, datetime, time, timedelta
+from typing import Any
+from zoneinfo import ZoneInfo
+
+from fruitctl.backends.eventkit.rules import raw_rule, recurrence_text
+from fruitctl.backends.eventkit.values import RawCalendar, RawEvent
+from fruitctl.domain.calendar import Calendar, Event, occurrence_id, occurrence_key
+from fruitctl.domain.dates import format_date_or_datetime, format_datetime
+from fruitctl.ports import EventChanges, NewEvent
+
+ONE_SECOND = timedelta(seconds=1)
+
+
+def to_calendar(raw: RawCalendar, default: str | None) -> Calendar:
+    return Calendar(
+        id=raw.id,
+        name=raw.title,
+        isDefault=raw.id == default,
+        readOnly=not raw.writable,
+        color=raw.color,
+    )
+
+
+def is_series(raw: RawEvent) -> bool:
+    return bool(raw.rules) or raw.occurrence is not None
+
+
+def original_start(raw: RawEvent) -> date | datetime | None:
+    """The occurrence's original start as fruitctl keys it (a date for an all-day series)."""
+    if raw.occurrence is None:
+        return None
+    return _local(raw.occurrence).date() if raw.all_day else raw.occurrence
+
+
+def to_event(raw: RawEvent, calendar_name: str, *, as_series: bool = False) -> Event:
+    """One event, or one occurrence of a series; ``as_series``: the series itself (what
+    ``get_event`` of a series id answers)."""
+    start, end = span(raw)
+    series = is_series(raw)
+    key = None
+    if series and not as_series and raw.occurrence is not None:
+        original = original_start(raw)
+        assert original is not None
+        key = occurrence_key(original)
+    return Event(
+        id=raw.id if key is None else occurrence_id(raw.id, key),
+        calendarId=raw.calendar_id,
+        calendarName=calendar_name,
+        title=raw.title,
+        startAt=format_date_or_datetime(start),
+        endAt=format_date_or_datetime(end),
+        allDay=raw.all_day,
+        location=raw.location or None,
+        notes=raw.notes or None,
+        url=raw.url,
+        recurrence=recurrence_text(raw.rules, all_day=raw.all_day),
+        timezone=None if raw.all_day else raw.timezone,
+        seriesId=raw.id if key is not None else None,
+        occurrence=key,
+        creationDate=None if raw.created is None else format_datetime(_local(raw.created)),
+        modificationDate=None if raw.modified is None else format_datetime(_local(raw.modified)),
+    )
+
+
+def span(raw: RawEvent) -> tuple[date | datetime, date | datetime]:
+    """``(start, end)`` as fruitctl shows them: dates (end exclusive) for an all-day event."""
+    if raw.all_day:
+        first = _local(raw.start).date()
+        last = _local(max(raw.end, raw.start + ONE_SECOND) - ONE_SECOND).date()
+        return first, last + timedelta(days=1)
+    zone = ZoneInfo(raw.timezone) if raw.timezone else None
+    if zone is None:
+        return _local(raw.start), _local(raw.end)
+    return raw.start.astimezone(zone), raw.end.astimezone(zone)
+
+
+def moment_fields(start: date | datetime, end: date | datetime) -> dict[str, Any]:
+    """The ``start``/``end``/``all_day`` fields of an ``EventWrite`` for fruitctl's moments."""
+    if not isinstance(start, datetime):
+        last_day = (end if not isinstance(end, datetime) else end.date()) - timedelta(days=1)
+        return {
+            "start": _midnight(start),
+            "end": _midnight(max(last_day, start) + timedelta(days=1)) - ONE_SECOND,
+            "all_day": True,
+        }
+    assert isinstance(end, datetime)
+    return {"start": start, "end": end, "all_day": False}
+
+
+def new_fields(new: NewEvent) -> dict[str, Any]:
+    fields: dict[str, Any] = {
+        "calendar_id": new.calendar_id,
+        "title": new.title,
+        **moment_fields(new.start, new.end),
+    }
+    if isinstance(new.start, datetime):
+        fields["timezone"] = new.timezone or getattr(new.start.tzinfo, "key", None)
+    for name in ("location", "notes", "url"):
+        value = getattr(new, name)
+        if value is not None:
+            fields[name] = value
+    if new.recurrence is not None:
+        fields["rules"] = (raw_rule(new.recurrence),)
+    return fields
+
+
+SIMPLE: Mapping[str, str] = {
+    "title": "title",
+    "location": "location",
+    "notes": "notes",
+    "url": "url",
+    "timezone": "timezone",
+    "calendarId": "calendar_id",
+}
+
+
+def change_fields(changes: EventChanges, current: RawEvent) -> dict[str, Any]:
+    """The fields of an ``EventWrite`` making ``changes`` to ``current`` (a start or end alone
+    keeps the other where it was; a date start makes the event all-day)."""
+    given: Mapping[str, Any] = changes
+    fields = {field: given[key] for key, field in SIMPLE.items() if key in given}
+    if "startAt" in changes or "endAt" in changes:
+        start, end = span(current)
+        new_start = changes.get("startAt", start)
+        new_end = changes.get("endAt", end)
+        if isinstance(new_start, datetime) != isinstance(new_end, datetime):
+            new_end = _same_length(new_start, start, end)
+        fields.update(moment_fields(new_start, new_end))
+    if "recurrence" in changes:
+        text = changes["recurrence"]
+        fields["rules"] = () if text is None else (raw_rule(text),)
+    return fields
+
+
+def _same_length(
+    new_start: date | datetime, start: date | datetime, end: date | datetime
+) -> date | datetime:
+    """An end for ``new_start`` keeping the event's length, when the kind of start changed."""
+    if isinstance(new_start, datetime):
+        return new_start + timedelta(hours=1)
+    days = max(1, (_as_date(end) - _as_date(start)).days)
+    return new_start + timedelta(days=days)
+
+
+def _as_date(value: date | datetime) -> date:
+    return value.date() if isinstance(value, datetime) else value
+
+
+def _local(moment: datetime) -> datetime:
+    return moment.astimezone()
+
+
+def _midnight(day: date) -> datetime:
+    return datetime.combine(day, time()).astimezone()

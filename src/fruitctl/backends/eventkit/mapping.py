@@ -1,0 +1,142 @@
+"""Reminders between EventKit's plain values (``values.py``) and fruitctl's domain: pure
+functions, no EventKit and no I/O.
+
+- A due date without a time of day is a date both ways (``2026-03-01``, never midnight); one
+  with a time keeps the zone its components carry, and a floating one is read in the host zone.
+- Priorities: EventKit's 1-4 are high, 5 medium, 6-9 low, as the Reminders app shows them;
+  fruitctl writes 1, 5 and 9, as the app does.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from datetime import date, datetime
+from typing import Any
+from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
+
+from fruitctl.backends.eventkit.rules import raw_rule, recurrence_text
+from fruitctl.backends.eventkit.tagstore import Extras
+from fruitctl.backends.eventkit.values import DateParts, RawReminder
+from fruitctl.domain.dates import format_date_or_datetime, format_datetime, now
+from fruitctl.domain.reminders import Reminder
+from fruitctl.ports import NewReminder, ReminderChanges
+
+NO_EXTRAS = Extras()
+
+
+def priority(value: int) -> int:
+    """EventKit's 0-9 as fruitctl's 0 / 1 high / 5 medium / 9 low."""
+    if 1 <= value <= 4:
+        return 1
+    if value == 5:
+        return 5
+    if 6 <= value <= 9:
+        return 9
+    return 0
+
+
+def due_value(parts: DateParts | None) -> date | datetime | None:
+    """Components as a ``date`` (no hour) or an aware ``datetime`` (their zone, else the
+    host's)."""
+    if parts is None:
+        return None
+    if not parts.has_time:
+        return date(parts.year, parts.month, parts.day)
+    naive = datetime(
+        parts.year, parts.month, parts.day, parts.hour or 0, parts.minute or 0, parts.second or 0
+    )
+    zone = _zone(parts.timezone)
+    return naive.replace(tzinfo=zone) if zone is not None else naive.astimezone()
+
+
+def due_parts(value: date | datetime | None) -> DateParts | None:
+    """A due as components: a date has no hour; a date-time keeps its own zone when it has a
+    named one, else it is written in UTC (an offset alone names no zone)."""
+    if value is None:
+        return None
+    if not isinstance(value, datetime):
+        return DateParts(value.year, value.month, value.day)
+    name = getattr(value.tzinfo, "key", None)
+    if name is None:
+        value = value.astimezone(ZoneInfo("UTC"))
+        name = "UTC"
+    return DateParts(
+        value.year, value.month, value.day, value.hour, value.minute, value.second, name
+    )
+
+
+def to_reminder(raw: RawReminder, list_name: str, extras: Extras = NO_EXTRAS) -> Reminder:
+    created = raw.created or raw.modified or now()
+    due = due_value(raw.due)
+    return Reminder.model_validate(
+        {
+            "id": raw.id,
+            "title": raw.title,
+            "notes": raw.notes or None,
+            "listId": raw.calendar_id,
+            "listName": list_name,
+            "isCompleted": raw.completed,
+            "priority": priority(raw.priority),
+            "dueDate": None if due is None else format_date_or_datetime(due),
+            "completionDate": _stamp(raw.completion) if raw.completed else None,
+            "creationDate": _stamp(created),
+            "modificationDate": _stamp(raw.modified or created),
+            "isFlagged": extras.flagged,
+            "url": raw.url,
+            "parentId": extras.parent_id,
+            "recurrence": recurrence_text(raw.rules),
+            "tags": extras.tags,
+        }
+    )
+
+
+def new_fields(item: NewReminder) -> dict[str, Any]:
+    """The fields of a ``ReminderWrite`` creating ``item`` (tags, flag and parent are not
+    EventKit's: the backend refuses them before this)."""
+    fields: dict[str, Any] = {
+        "calendar_id": item.list_id,
+        "title": item.title,
+        "notes": item.notes,
+        "priority": item.priority,
+    }
+    if item.due is not None:
+        fields["due"] = due_parts(item.due)
+    if item.completion is not None:
+        fields["completion"] = item.completion
+    if item.url is not None:
+        fields["url"] = item.url
+    if item.recurrence is not None:
+        fields["rules"] = (raw_rule(item.recurrence),)
+    return fields
+
+
+WIRE_FIELDS: Mapping[str, str] = {
+    "title": "title",
+    "notes": "notes",
+    "priority": "priority",
+    "url": "url",
+    "listId": "calendar_id",
+    "completionDate": "completion",
+}
+
+
+def change_fields(changes: ReminderChanges) -> dict[str, Any]:
+    """The fields of a ``ReminderWrite`` making ``changes`` (a key with ``None`` clears)."""
+    given: Mapping[str, Any] = changes
+    fields = {field: given[key] for key, field in WIRE_FIELDS.items() if key in given}
+    if "dueDate" in changes:
+        fields["due"] = due_parts(changes["dueDate"])
+    return fields
+
+
+def _stamp(value: datetime | None) -> str | None:
+    return None if value is None else format_datetime(value.astimezone())
+
+
+def _zone(name: str | None) -> ZoneInfo | None:
+    if not name:
+        return None
+    try:
+        return ZoneInfo(name)
+    except (ZoneInfoNotFoundError, ValueError):
+        return None
