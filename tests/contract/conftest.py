@@ -14,9 +14,14 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from backends.eventkit.fake import FakeEventKit
 from sqlalchemy import Engine
 
 from fruitctl.backends import caldav
+from fruitctl.backends.eventkit.calendars import EventKitCalendars
+from fruitctl.backends.eventkit.permission import Access
+from fruitctl.backends.eventkit.reminders import EventKitReminders
+from fruitctl.backends.eventkit.tagstore import TagStore
 from fruitctl.backends.local import LocalReminders
 from fruitctl.backends.local.calendars import LocalCalendars
 from fruitctl.ports import CalendarBackend, RemindersBackend
@@ -55,13 +60,31 @@ def _caldav(make: Callable[[caldav.Settings, Engine], Any]) -> Opener:
     return open_caldav
 
 
+def _eventkit(make: Callable[[FakeEventKit, Access, Path], Any]) -> Opener:
+    def open_eventkit(home: Path, _: pytest.FixtureRequest) -> Opened:
+        # Apple's store as the thin fake of the one adapter: everything above it is the real
+        # backend. The store starts as a new Mac's does: one default list and one calendar.
+        fake = FakeEventKit()
+        fake.add_calendar("reminder", "Reminders", default=True)
+        fake.add_calendar("event", "Calendar", default=True)
+        return make(fake, Access(fake), home), lambda: None
+
+    return open_eventkit
+
+
 REMINDERS: dict[str, Opener] = {
     "local": _local(LocalReminders),
     "caldav": _caldav(caldav.reminders),
+    "eventkit": _eventkit(
+        lambda fake, access, home: EventKitReminders(
+            fake, access, TagStore(home / "no-reminders-store"), cache_seconds=0
+        )
+    ),
 }
 CALENDARS: dict[str, Opener] = {
     "local": _local(LocalCalendars),
     "caldav": _caldav(caldav.calendars),
+    "eventkit": _eventkit(lambda fake, access, home: EventKitCalendars(fake, access)),
 }
 
 

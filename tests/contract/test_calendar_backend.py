@@ -296,9 +296,21 @@ def test_an_occurrence_change_cannot_touch_the_rule(calendar_backend: CalendarBa
     assert calendar_backend.get_event(series.id).recurrence == "FREQ=WEEKLY"
 
 
+# What a change to a series does to its detached occurrences happens inside EventKit; the
+# eventkit backend here runs on a thin fake of the adapter that does not model it, so these are
+# left to the round trip on a Mac (tests/backends/eventkit/test_on_a_mac.py).
+INSIDE_THE_STORE = frozenset({"eventkit"})
+
+
+def _needs_the_real_store(backend: CalendarBackend) -> None:
+    if backend.name in INSIDE_THE_STORE:
+        pytest.skip(f"{backend.name}: detached occurrences under a series change are the store's")
+
+
 def test_retitling_the_series_spares_occurrences_retitled_alone(
     calendar_backend: CalendarBackend,
 ) -> None:
+    _needs_the_real_store(calendar_backend)
     series = _weekly(calendar_backend)
     first, second = _occurrences(calendar_backend, series)[:2]
     calendar_backend.update_event(second.id, {"title": "Special review"}, "occurrence")
@@ -310,6 +322,7 @@ def test_retitling_the_series_spares_occurrences_retitled_alone(
 
 
 def test_moving_the_series_keeps_its_exceptions(calendar_backend: CalendarBackend) -> None:
+    _needs_the_real_store(calendar_backend)
     series = _weekly(calendar_backend)
     first, second, third = _occurrences(calendar_backend, series)[:3]
     calendar_backend.delete_event(second.id, "occurrence")

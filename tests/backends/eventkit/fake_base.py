@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import itertools
-from datetime import UTC, datetime
+from datetime import UTC, datetime, timedelta
 from typing import Any
 
 from fruitctl.backends.eventkit.values import (
@@ -27,7 +27,7 @@ class FakeBase:
         self.defaults: dict[Entity, str | None] = {"reminder": None, "event": None}
         self.reminders: dict[str, RawReminder] = {}
         self._ids = itertools.count(1)
-        self.clock = datetime(2026, 3, 1, 9, 0, tzinfo=UTC)
+        self.clock = datetime.now(UTC)
 
     # -- plumbing -------------------------------------------------------------------------------
 
@@ -41,8 +41,9 @@ class FakeBase:
         return f"{prefix}-{next(self._ids):04d}"
 
     def tick(self) -> datetime:
-        """A clock that moves one second per write, so modification dates change."""
-        self.clock = datetime.fromtimestamp(self.clock.timestamp() + 1, UTC)
+        """Now, as EventKit stamps a save; strictly later than the last stamp."""
+        now = datetime.now(UTC)
+        self.clock = now if now > self.clock else self.clock + timedelta(microseconds=1)
         return self.clock
 
     def add_calendar(self, entity: Entity, title: str, *, default: bool = False) -> RawCalendar:

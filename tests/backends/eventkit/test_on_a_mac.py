@@ -8,14 +8,17 @@ runs them (run ``fruitctl doctor`` once in that app first).
 
 from __future__ import annotations
 
+import contextlib
 import os
 import secrets
+from datetime import datetime, timedelta
+from zoneinfo import ZoneInfo
 
 import pytest
 
 from fruitctl.backends import eventkit
 from fruitctl.backends.eventkit.permission import Access
-from fruitctl.ports import NewReminder, ReminderQuery, ReminderScope
+from fruitctl.ports import EventRange, NewEvent, NewReminder, ReminderQuery, ReminderScope
 
 pytestmark = [
     pytest.mark.skipif(
@@ -45,3 +48,23 @@ def test_a_round_trip_through_the_real_store() -> None:
         assert backend.fetch(ReminderQuery(scope=scope)) == []
     finally:
         backend.delete_list(made.id)
+
+
+def test_a_series_and_its_detached_occurrence_in_the_real_store() -> None:
+    backend = eventkit.open_calendars(Access(eventkit.shared_port(), may_prompt=True))
+    made = backend.create_calendar(f"fruitctl test {secrets.token_hex(3)}")
+    start = datetime(2030, 3, 4, 9, 0, tzinfo=ZoneInfo("Europe/Rome"))
+    try:
+        series = backend.create_event(
+            NewEvent(made.id, "Review", start, start + timedelta(hours=1), recurrence="FREQ=DAILY")
+        )
+        window = EventRange(start - timedelta(hours=1), start + timedelta(days=3))
+        first, second, _ = backend.events(window)
+        backend.update_event(second.id, {"title": "Moved alone"}, "occurrence")
+        backend.update_event(first.id, {"title": "Renamed"}, "series")
+        titles = [e.title for e in backend.events(window)]
+        assert titles == ["Renamed", "Moved alone", "Renamed"], titles
+        backend.delete_event(series.id, "series")
+    finally:
+        with contextlib.suppress(Exception):
+            eventkit.shared_port().remove_calendar(made.id)

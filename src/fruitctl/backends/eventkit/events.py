@@ -19,6 +19,7 @@ from fruitctl.backends.eventkit.rules import raw_rule, recurrence_text
 from fruitctl.backends.eventkit.values import RawCalendar, RawEvent
 from fruitctl.domain.calendar import Calendar, Event, occurrence_id, occurrence_key
 from fruitctl.domain.dates import format_date_or_datetime, format_datetime
+from fruitctl.domain.errors import InvalidParams
 from fruitctl.ports import EventChanges, NewEvent
 
 ONE_SECOND = timedelta(seconds=1)
@@ -79,8 +80,9 @@ def span(raw: RawEvent) -> tuple[date | datetime, date | datetime]:
     """``(start, end)`` as fruitctl shows them: dates (end exclusive) for an all-day event."""
     if raw.all_day:
         first = _local(raw.start).date()
-        last = _local(max(raw.end, raw.start + ONE_SECOND) - ONE_SECOND).date()
-        return first, last + timedelta(days=1)
+        # Whole days, rounded: a day across a clock change lasts 23 or 25 hours.
+        days = round((raw.end + ONE_SECOND - raw.start).total_seconds() / 86_400)
+        return first, first + timedelta(days=max(1, days))
     zone = ZoneInfo(raw.timezone) if raw.timezone else None
     if zone is None:
         return _local(raw.start), _local(raw.end)
@@ -135,9 +137,14 @@ def change_fields(changes: EventChanges, current: RawEvent) -> dict[str, Any]:
     if "startAt" in changes or "endAt" in changes:
         start, end = span(current)
         new_start = changes.get("startAt", start)
-        new_end = changes.get("endAt", end)
+        # A new start alone keeps the event's length.
+        new_end = changes["endAt"] if "endAt" in changes else _same_length(new_start, start, end)
         if isinstance(new_start, datetime) != isinstance(new_end, datetime):
             new_end = _same_length(new_start, start, end)
+        if _instant(new_end) <= _instant(new_start) and not (
+            isinstance(new_start, datetime) and new_end == new_start
+        ):
+            raise InvalidParams("'endAt' must be after 'startAt'.", field="endAt")
         fields.update(moment_fields(new_start, new_end))
     if "recurrence" in changes:
         text = changes["recurrence"]
@@ -148,11 +155,18 @@ def change_fields(changes: EventChanges, current: RawEvent) -> dict[str, Any]:
 def _same_length(
     new_start: date | datetime, start: date | datetime, end: date | datetime
 ) -> date | datetime:
-    """An end for ``new_start`` keeping the event's length, when the kind of start changed."""
+    """An end for ``new_start`` keeping the event's length (an hour, or a day, when the kind of
+    start changed)."""
     if isinstance(new_start, datetime):
+        if isinstance(start, datetime) and isinstance(end, datetime):
+            return new_start + (end - start)
         return new_start + timedelta(hours=1)
     days = max(1, (_as_date(end) - _as_date(start)).days)
     return new_start + timedelta(days=days)
+
+
+def _instant(value: date | datetime) -> float:
+    return _midnight(value).timestamp() if not isinstance(value, datetime) else value.timestamp()
 
 
 def _as_date(value: date | datetime) -> date:

@@ -50,19 +50,29 @@ def due_value(parts: DateParts | None) -> date | datetime | None:
 
 
 def due_parts(value: date | datetime | None) -> DateParts | None:
-    """A due as components: a date has no hour; a date-time keeps its own zone when it has a
-    named one, else it is written in UTC (an offset alone names no zone)."""
+    """A due as components: a date has no hour; a date-time keeps its own zone - a named one,
+    or a whole-hour offset as the IANA ``Etc/GMT`` zone that has it - else it is written in
+    UTC (the same instant)."""
     if value is None:
         return None
     if not isinstance(value, datetime):
         return DateParts(value.year, value.month, value.day)
-    name = getattr(value.tzinfo, "key", None)
+    name = getattr(value.tzinfo, "key", None) or _fixed_zone(value)
     if name is None:
         value = value.astimezone(ZoneInfo("UTC"))
         name = "UTC"
     return DateParts(
         value.year, value.month, value.day, value.hour, value.minute, value.second, name
     )
+
+
+def _fixed_zone(value: datetime) -> str | None:
+    """``Etc/GMT+5`` for a -05:00 offset (the tz database's signs are inverted), if whole hours."""
+    offset = value.utcoffset()
+    if offset is None or offset.total_seconds() % 3600:
+        return None
+    hours = -int(offset.total_seconds() // 3600)
+    return "Etc/GMT" if hours == 0 else f"Etc/GMT{hours:+d}"
 
 
 def to_reminder(raw: RawReminder, list_name: str, extras: Extras = NO_EXTRAS) -> Reminder:
