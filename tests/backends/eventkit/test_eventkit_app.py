@@ -84,6 +84,13 @@ def test_an_agents_write_lands_in_apples_store_only_once_approved(mac: FakeEvent
     assert titles(mac) == ["Stamps"]
     assert sum(1 for name, _ in mac.calls if name == "save_reminders") == saves_before + 1
 
+    undo = cli("proposals", "undo", proposal, "--json")  # files the inverse, to approve
+    assert undo.exit_code == 0, undo.output
+    assert titles(mac) == ["Stamps"]
+    undone = cli("proposals", "approve", json.loads(undo.stdout)["proposalId"])
+    assert undone.exit_code == 0, undone.output
+    assert titles(mac) == []
+
 
 def test_an_item_edited_in_the_app_meanwhile_is_a_conflict_not_overwritten(
     mac: FakeEventKit,
