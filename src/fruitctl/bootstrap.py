@@ -368,7 +368,8 @@ def _eventkit_reminders(config: Config) -> RemindersBackend:
 def _eventkit_calendars(config: Config) -> CalendarBackend:
     from fruitctl.backends import eventkit
 
-    return eventkit.open_calendars(_eventkit_access())
+    section = config.settings.eventkit
+    return eventkit.open_calendars(_eventkit_access(), refresh_seconds=section.cache_seconds)
 
 
 BACKENDS: dict[str, Callable[[Config], Any]] = {

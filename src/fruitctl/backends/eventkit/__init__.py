@@ -71,8 +71,11 @@ def open_reminders(
     )
 
 
-def open_calendars(access: Access, port: EventKitPort | None = None) -> EventKitCalendars:
-    """The person's Apple Calendar."""
+def open_calendars(
+    access: Access, *, refresh_seconds: float = 2.0, port: EventKitPort | None = None
+) -> EventKitCalendars:
+    """The person's Apple Calendar (changes made in other apps picked up within
+    ``refresh_seconds``)."""
     from fruitctl.backends.eventkit.calendars import EventKitCalendars
 
-    return EventKitCalendars(port or shared_port(), access)
+    return EventKitCalendars(port or shared_port(), access, refresh_seconds=refresh_seconds)

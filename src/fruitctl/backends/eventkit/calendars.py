@@ -13,6 +13,7 @@ from typing import Any, cast
 
 from fruitctl.backends.eventkit import events as mapping
 from fruitctl.backends.eventkit.errors import translated
+from fruitctl.backends.eventkit.fresh import Refresher
 from fruitctl.backends.eventkit.permission import Access
 from fruitctl.backends.eventkit.values import Entity, EventKitPort, EventWrite, RawEvent
 from fruitctl.domain.calendar import (
@@ -46,9 +47,10 @@ class EventKitCalendars:
 
     name = "eventkit"
 
-    def __init__(self, port: EventKitPort, access: Access) -> None:
+    def __init__(self, port: EventKitPort, access: Access, *, refresh_seconds: float = 2.0) -> None:
         self._port = port
         self._access = access
+        self._refresh = Refresher(port, refresh_seconds)
 
     def permission_status(self) -> PermissionStatus:
         return self._access.status(ENTITY)
@@ -84,6 +86,7 @@ class EventKitCalendars:
 
     def events(self, query: EventRange) -> list[Event]:
         self._access.require(ENTITY)
+        self._refresh()
         names = self._names()
         ids = query.calendar_ids
         seen: dict[str, Event] = {}

@@ -20,6 +20,7 @@ from datetime import datetime
 
 from fruitctl.backends.eventkit import mapping
 from fruitctl.backends.eventkit.errors import translated
+from fruitctl.backends.eventkit.fresh import Refresher
 from fruitctl.backends.eventkit.permission import Access
 from fruitctl.backends.eventkit.tagstore import TagStore
 from fruitctl.backends.eventkit.values import Entity, EventKitPort, RawReminder, ReminderWrite
@@ -68,6 +69,7 @@ class EventKitReminders:
         self._cache_seconds = cache_seconds
         self._clock = clock
         self._cache: dict[ReminderQuery, tuple[float, tuple[Reminder, ...]]] = {}
+        self._refresh = Refresher(port, cache_seconds, clock)
         self._lock = threading.Lock()
 
     # -- what the doctor and system.info ask -----------------------------------------------------
@@ -137,6 +139,7 @@ class EventKitReminders:
             cached = self._cache.get(query)
         if cached is not None and now - cached[0] < self._cache_seconds:
             return list(cached[1])
+        self._refresh()
         found = tuple(self._fetch(query))
         with self._lock:
             self._cache[query] = (now, found)
