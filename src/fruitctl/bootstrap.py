@@ -34,6 +34,7 @@ from fruitctl.services.demo import DemoService
 from fruitctl.services.doctor import DoctorService
 from fruitctl.services.reminders import RemindersService
 from fruitctl.services.sync import SyncService
+from fruitctl.services.things import ThingsService
 from fruitctl.store import open_database
 from fruitctl.tools.catalog import all_tools
 from fruitctl.tools.context import ToolContext
@@ -81,6 +82,15 @@ class App:
         return CalendarService(
             self.calendar_backend, notes_preview_chars=settings.notes_preview_chars
         )
+
+    @cached_property
+    def things(self) -> ThingsService:
+        """Things 3, when its database is found (``[things] database`` or Things' own place)."""
+        from fruitctl.backends import things
+
+        configured = self.config.settings.things.database
+        path = Path(configured).expanduser() if configured else things.default_database()
+        return ThingsService(None if path is None else things.ThingsDatabase(path))
 
     @cached_property
     def syncing(self) -> SyncService:
@@ -243,6 +253,7 @@ class App:
             "config": lambda: self.settings,
             "reminders": lambda: self.reminders,
             "calendar": lambda: self.calendar,
+            "things": lambda: self.things,
             "files": FileService,
             "system": SystemService,
             "web": lambda: web_service_from_config(

@@ -272,6 +272,16 @@ def _run_password_command(argv: list[str], timeout: float) -> str:
     return done.stdout.rstrip("\r\n")
 
 
+class ThingsConfig(Section):
+    """Things 3 (macOS): its to-dos, read from Things' own database."""
+
+    database: str = Field(
+        "",
+        description="Things' database (main.sqlite), opened read-only. Default on a Mac: found "
+        "in Things' Group Container (ThingsData-*/ or the older place); elsewhere unset.",
+    )
+
+
 class Settings(BaseSettings):
     """Everything a user can configure."""
 
@@ -288,6 +298,7 @@ class Settings(BaseSettings):
     approvals: ApprovalsConfig = Field(default_factory=ApprovalsConfig)
     caldav: CaldavConfig = Field(default_factory=CaldavConfig)
     eventkit: EventKitConfig = Field(default_factory=EventKitConfig)
+    things: ThingsConfig = Field(default_factory=ThingsConfig)
     server: ServerConfig = Field(default_factory=ServerConfig)
     http: HttpConfig = Field(default_factory=HttpConfig)
 

@@ -10,6 +10,7 @@ from typing import Any, Literal, Protocol, TypedDict, runtime_checkable
 from fruitctl.domain.calendar import Calendar, Event
 from fruitctl.domain.query import Query
 from fruitctl.domain.reminders import Reminder, ReminderList, Status
+from fruitctl.domain.things import Area, Project, Tag, ThingsView, ToDo
 
 PermissionStatus = Literal["authorized", "denied", "not_determined", "restricted"]
 FetchOrder = Literal["newest", "oldest", "priority", "dueDate", "open"]
@@ -192,3 +193,29 @@ class CalendarCreation(Protocol):
     server may not allow it, so it is not part of ``CalendarBackend``)."""
 
     def create_calendar(self, name: str) -> Calendar: ...
+
+
+# Things 3 ---------------------------------------------------------------------------------------
+
+
+class ThingsBackend(Protocol):
+    """Where Things to-dos live. It raises ``fruitctl.domain.errors`` errors, never foreign ones."""
+
+    def todos(self, today: date, view: ThingsView | None = None) -> list[ToDo]:
+        """Every to-do outside the Trash (of one view, in the app's order, when ``view`` is
+        given); ``today`` decides what the app would show in Today and Upcoming."""
+        ...
+
+    def todo(self, todo_id: str, today: date) -> ToDo:
+        """One to-do (one in the Trash has no ``view``), or ``NotFound``."""
+        ...
+
+    def projects(self) -> list[Project]: ...
+
+    def areas(self) -> list[Area]: ...
+
+    def tags(self) -> list[Tag]: ...
+
+    def status(self) -> dict[str, Any]:
+        """Whether the store can be read and, if not, why."""
+        ...

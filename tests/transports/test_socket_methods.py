@@ -11,6 +11,7 @@ from typing import Any
 
 import pytest
 from socket_daemon import Daemon, Raw, running, seed_demo, short_home
+from things_fixture import build as build_things
 from typer.testing import CliRunner
 
 from fruitctl import __version__
@@ -43,7 +44,8 @@ needs_calendar = pytest.mark.skipif(
 def daemon() -> Iterator[Daemon]:
     with short_home() as home:
         seed_demo(home)
-        with running(home) as served:
+        things = build_things(home / "things")  # a Things database too, so its tools answer
+        with running(home, FRUITCTL_THINGS__DATABASE=str(things.path)) as served:
             yield served
 
 

@@ -31,6 +31,7 @@ COMMANDS: dict[str, str] = {
     "reminders": "fruitctl.cli.reminders:reminders_app",
     "calendars": "fruitctl.cli.calendar:calendars_command",
     "calendar": "fruitctl.cli.calendar:calendar_app",
+    "things": "fruitctl.cli.things:things_app",
     "proposals": "fruitctl.cli.proposals:proposals_app",
     "config": "fruitctl.cli.proposals:config_app",
     "audit": "fruitctl.cli.audit:audit_app",

@@ -42,7 +42,7 @@ def doctor_command(
                 "governance": str(app.config.paths.governance_file),
             },
             **app.doctor.report(write_test=write_test),
-            "things": {"state": "not built", "reason": "the Things 3 backend is not built yet"},
+            "things": {**app.things.status(), "writes": "not built yet (reads only)"},
             "daemon": _daemon(app.config.paths.socket_file),
             "http": _http(app),
         }
@@ -89,7 +89,8 @@ def _healthy(report: dict[str, Any]) -> bool:
     services = (report["reminders"], report["calendar"])
     fine = all(service.get("state") == OK for service in services)
     test = report.get("writeTest")
-    return fine and (test is None or not test.get("ran") or bool(test.get("ok")))
+    things_fine = report["things"]["state"] != "unreadable"  # "not set up" is no problem
+    return fine and things_fine and (test is None or not test.get("ran") or bool(test.get("ok")))
 
 
 def _show(report: dict[str, Any]) -> None:
@@ -104,7 +105,12 @@ def _show(report: dict[str, Any]) -> None:
         line(f"write test  {said}: {', '.join(test.get('steps', []))}", markup=False)
         if test.get("error"):
             line(f"            {test['error'].get('message')}", markup=False)
-    line(f"things      {report['things']['reason']}", markup=False)
+    things = report["things"]
+    if things["state"] == OK:
+        said = f"{things['database']} ({things['todos']} to-dos); writes {things['writes']}"
+    else:
+        said = things["reason"]
+    line(f"things      {said}", markup=False)
     daemon = report["daemon"]
     running = f"running (pid {daemon['pid']})" if daemon["running"] else "not running"
     line(f"daemon      {running}, socket {daemon['socket']}", markup=False)

@@ -16,6 +16,7 @@ if TYPE_CHECKING:
     from fruitctl.services.files import FileService
     from fruitctl.services.reminders import RemindersService
     from fruitctl.services.system import SystemService
+    from fruitctl.services.things import ThingsService
     from fruitctl.services.web import WebSearchService
 
 
@@ -41,6 +42,11 @@ class ToolContext:
     @cached_property
     def calendar(self) -> CalendarService:
         service: CalendarService = self._factories["calendar"]()
+        return service
+
+    @cached_property
+    def things(self) -> ThingsService:
+        service: ThingsService = self._factories["things"]()
         return service
 
     @cached_property

@@ -1,0 +1,318 @@
+"""Reading Things 3's own database: read-only, briefly, with fruitctl's own SQL.
+
+Why not ``things.py``: it opens a connection and runs a query per to-do for tags, checklist and
+its project's area, and answers dictionaries in its own shape; fruitctl reads a whole view in
+five queries on one short read-only connection and answers the domain's models. The facts it
+rests on (tables, packed dates, how the app builds its views) are the same, from
+``macos/THINGS.md``.
+
+The database is never written and never held: every read opens it with ``mode=ro`` (WAL
+respected: the app's latest commits are seen), checks the columns it needs with ``PRAGMA
+table_info``, reads, and closes.
+"""
+
+from __future__ import annotations
+
+import os
+import sqlite3
+from collections.abc import Iterator, Sequence
+from contextlib import closing, contextmanager
+from datetime import date, datetime
+from pathlib import Path
+from typing import Any
+from urllib.parse import quote
+
+from fruitctl.domain.dates import format_datetime
+from fruitctl.domain.errors import BackendUnavailable, NotFound
+from fruitctl.domain.things import (
+    Area,
+    ChecklistItem,
+    Project,
+    Ref,
+    Tag,
+    ThingsView,
+    ToDo,
+    ToDoStatus,
+    pack_date,
+    unpack_date,
+)
+
+TODO, PROJECT, HEADING = 0, 1, 2
+OPEN, CANCELED, COMPLETED = 0, 2, 3
+INBOX, ANYTIME, SOMEDAY = 0, 1, 2
+STATUSES: dict[int, ToDoStatus] = {OPEN: "open", CANCELED: "canceled", COMPLETED: "completed"}
+BUSY_MS = 500
+PACKED_LIMIT = 10_000 << 16
+
+NEEDED: dict[str, tuple[str, ...]] = {
+    "TMTask": (
+        "uuid",
+        "type",
+        "status",
+        "trashed",
+        "title",
+        "notes",
+        "start",
+        "startDate",
+        "deadline",
+        "stopDate",
+        "creationDate",
+        "userModificationDate",
+        "area",
+        "project",
+        "heading",
+        "index",
+        "todayIndex",
+    ),
+    "TMArea": ("uuid", "title", "index"),
+    "TMTag": ("uuid", "title", "parent", "index"),
+    "TMTaskTag": ("tasks", "tags"),
+    "TMAreaTag": ("areas", "tags"),
+    "TMChecklistItem": ("uuid", "task", "title", "status", "index"),
+}
+
+# Every task that is not in the Trash, directly or through its project or its heading's project.
+_VISIBLE = """
+FROM TMTask t
+LEFT JOIN TMTask h ON h.uuid = t.heading
+LEFT JOIN TMTask p ON p.uuid = COALESCE(t.project, h.project)
+WHERE t.trashed = 0 AND COALESCE(h.trashed, 0) = 0 AND COALESCE(p.trashed, 0) = 0
+"""
+_TASK_COLUMNS = """
+t.uuid, t.title, t.notes, t.status, t.start, t.startDate, t.deadline, t.stopDate,
+t.creationDate, t.userModificationDate, t.area, COALESCE(t.project, h.project), t.heading,
+t."index", t.todayIndex, p.area
+"""
+
+
+class ThingsDatabase:
+    """The Things database at ``path`` (``main.sqlite`` in ``Things Database.thingsdatabase``)."""
+
+    def __init__(self, path: Path) -> None:
+        self.path = path
+
+    # -- reads -----------------------------------------------------------------------------------
+
+    def todos(self, today: date, view: ThingsView | None = None) -> list[ToDo]:
+        """Every to-do outside the Trash, in the order the app shows ``view`` (all when None)."""
+        with self._connection() as db:
+            rows = db.execute(f"SELECT {_TASK_COLUMNS} {_VISIBLE} AND t.type = ?", (TODO,))
+            found = _Rows(db, rows.fetchall()).todos(today)
+        if view is not None:
+            found = [t for t in found if t.view == view]
+        return _ordered(found, view)
+
+    def todo(self, todo_id: str, today: date) -> ToDo:
+        """One to-do by id; one in the Trash too (its ``view`` is None)."""
+        with self._connection() as db:
+            row = db.execute(
+                f"SELECT {_TASK_COLUMNS} FROM TMTask t LEFT JOIN TMTask h ON h.uuid = t.heading "
+                "LEFT JOIN TMTask p ON p.uuid = COALESCE(t.project, h.project) "
+                "WHERE t.uuid = ? AND t.type = ?",
+                (todo_id, TODO),
+            ).fetchone()
+            if row is None:
+                raise NotFound(f"No to-do found with ID: '{todo_id}'.")
+            visible = db.execute(f"SELECT 1 {_VISIBLE} AND t.uuid = ?", (todo_id,)).fetchone()
+            (found,) = _Rows(db, [row]).todos(today)
+        return found if visible else found.model_copy(update={"view": None})
+
+    def projects(self) -> list[Project]:
+        with self._connection() as db:
+            rows = db.execute(
+                "SELECT t.uuid, t.title, t.status, t.area, "
+                "(SELECT COUNT(*) FROM TMTask c LEFT JOIN TMTask ch ON ch.uuid = c.heading "
+                " WHERE COALESCE(c.project, ch.project) = t.uuid AND c.type = 0 "
+                " AND c.status = 0 AND c.trashed = 0) "
+                'FROM TMTask t WHERE t.type = ? AND t.trashed = 0 ORDER BY t."index"',
+                (PROJECT,),
+            ).fetchall()
+            areas = _titles(db, "TMArea")
+            tags = _tags_of(db, "TMTaskTag", "tasks", [r[0] for r in rows])
+        return [
+            Project(
+                id=uuid,
+                title=title or "",
+                status=STATUSES.get(status, "open"),
+                area=_ref(area, areas),
+                tags=tuple(tags.get(uuid, ())),
+                openCount=count,
+            )
+            for uuid, title, status, area, count in rows
+        ]
+
+    def areas(self) -> list[Area]:
+        with self._connection() as db:
+            rows = db.execute('SELECT uuid, title FROM TMArea ORDER BY "index"').fetchall()
+            tags = _tags_of(db, "TMAreaTag", "areas", [r[0] for r in rows])
+        return [Area(id=u, title=t or "", tags=tuple(tags.get(u, ()))) for u, t in rows]
+
+    def tags(self) -> list[Tag]:
+        with self._connection() as db:
+            rows = db.execute('SELECT uuid, title, parent FROM TMTag ORDER BY "index"').fetchall()
+        titles = {uuid: title for uuid, title, _ in rows}
+        return [Tag(id=u, title=t or "", parent=titles.get(p)) for u, t, p in rows]
+
+    def status(self) -> dict[str, Any]:
+        """Whether the database can be read, and if not, why (for ``fruitctl doctor``)."""
+        try:
+            with self._connection() as db:
+                count = db.execute("SELECT COUNT(*) FROM TMTask WHERE type = 0").fetchone()[0]
+        except BackendUnavailable as exc:
+            return {"database": str(self.path), "readable": False, "reason": exc.message}
+        return {"database": str(self.path), "readable": True, "todos": count}
+
+    # -- the connection --------------------------------------------------------------------------
+
+    @contextmanager
+    def _connection(self) -> Iterator[sqlite3.Connection]:
+        path = self.path
+        if path.is_symlink():
+            raise _unreadable(path, "it is a symbolic link; fruitctl opens only the real file")
+        if not path.is_file():
+            raise _unreadable(path, "there is no such file")
+        uri = f"file:{quote(os.path.realpath(path))}?mode=ro"
+        try:
+            db = sqlite3.connect(uri, uri=True, timeout=BUSY_MS / 1000, check_same_thread=False)
+        except sqlite3.Error as exc:
+            raise _unreadable(path, str(exc)) from exc
+        with closing(db):
+            try:
+                db.execute("PRAGMA query_only = ON")
+                _check_schema(db, path)
+                yield db
+            except sqlite3.Error as exc:
+                raise _unreadable(path, str(exc)) from exc
+
+
+class _Rows:
+    """Task rows and what they refer to, read with a few queries for the whole set."""
+
+    def __init__(self, db: sqlite3.Connection, rows: Sequence[tuple[Any, ...]]) -> None:
+        self.rows = rows
+        ids = [r[0] for r in rows]
+        self.tags = _tags_of(db, "TMTaskTag", "tasks", ids)
+        self.checklists = _checklists(db, ids)
+        self.tasks = _titles(db, "TMTask", "type IN (1, 2)")
+        self.areas = _titles(db, "TMArea")
+
+    def todos(self, today: date) -> list[ToDo]:
+        return [self._todo(row, today) for row in self.rows]
+
+    def _todo(self, row: tuple[Any, ...], today: date) -> ToDo:
+        (uuid, title, notes, status, start, start_date, deadline, stop, created, modified) = row[
+            :10
+        ]
+        area, project, heading, _, _, project_area = row[10:]
+        return ToDo(
+            id=uuid,
+            title=title or "",
+            notes=notes or None,
+            status=STATUSES.get(status, "open"),
+            view=_view(status, start, start_date, deadline, today),
+            startDate=_day(start_date),
+            deadline=_day(deadline),
+            tags=tuple(self.tags.get(uuid, ())),
+            project=_ref(project, self.tasks),
+            area=_ref(area or project_area, self.areas),
+            heading=_ref(heading, self.tasks),
+            checklist=tuple(self.checklists.get(uuid, ())),
+            creationDate=_moment(created),
+            modificationDate=_moment(modified),
+            completionDate=_moment(stop) if status in (CANCELED, COMPLETED) else None,
+        )
+
+
+def _view(
+    status: int, start: int, start_date: int | None, deadline: int | None, today: date
+) -> ThingsView:
+    """Where the app shows an open to-do today (what it would move into Today included)."""
+    if status in (CANCELED, COMPLETED):
+        return "logbook"
+    if start == INBOX:
+        return "inbox"
+    now = pack_date(today)
+    if start_date is not None:
+        return "upcoming" if start_date > now else "today"
+    if deadline is not None and deadline <= now:
+        return "today"
+    return "someday" if start == SOMEDAY else "anytime"
+
+
+def _ordered(found: list[ToDo], view: ThingsView | None) -> list[ToDo]:
+    if view == "upcoming":
+        return sorted(found, key=lambda t: (t.startDate or "", t.title))
+    if view == "logbook":
+        return sorted(found, key=lambda t: t.completionDate or "", reverse=True)
+    return found  # the database's order (the app's own index), kept by the query
+
+
+def _titles(db: sqlite3.Connection, table: str, where: str = "1") -> dict[str, str]:
+    return {u: t or "" for u, t in db.execute(f"SELECT uuid, title FROM {table} WHERE {where}")}
+
+
+def _tags_of(
+    db: sqlite3.Connection, link: str, owner: str, ids: Sequence[str]
+) -> dict[str, list[str]]:
+    found: dict[str, list[str]] = {}
+    if not ids:
+        return found
+    query = (
+        f"SELECT l.{owner}, g.title FROM {link} l JOIN TMTag g ON g.uuid = l.tags "
+        f'ORDER BY g."index", g.title'
+    )
+    wanted = set(ids)
+    for item, title in db.execute(query):
+        if item in wanted:
+            found.setdefault(item, []).append(title or "")
+    return found
+
+
+def _checklists(db: sqlite3.Connection, ids: Sequence[str]) -> dict[str, list[ChecklistItem]]:
+    found: dict[str, list[ChecklistItem]] = {}
+    wanted = set(ids)
+    query = 'SELECT task, title, status FROM TMChecklistItem ORDER BY task, "index"'
+    for task, title, status in db.execute(query):
+        if task in wanted:
+            found.setdefault(task, []).append(
+                ChecklistItem(title=title or "", done=status in (CANCELED, COMPLETED))
+            )
+    return found
+
+
+def _ref(uuid: str | None, titles: dict[str, str]) -> Ref | None:
+    if uuid is None or uuid not in titles:
+        return None
+    return Ref(id=uuid, title=titles[uuid])
+
+
+def _day(packed: int | None) -> str | None:
+    day = unpack_date(packed)
+    return None if day is None else day.isoformat()
+
+
+def _moment(seconds: float | None) -> str | None:
+    if seconds is None:
+        return None
+    return format_datetime(datetime.fromtimestamp(seconds).astimezone())
+
+
+def _check_schema(db: sqlite3.Connection, path: Path) -> None:
+    for table, columns in NEEDED.items():
+        have = {row[1] for row in db.execute(f"PRAGMA table_info({table})")}
+        missing = [c for c in columns if c not in have]
+        if missing:
+            what = f"table {table}" if not have else f"{table}.{', '.join(missing)}"
+            raise _unreadable(path, f"it is not a Things 3 database fruitctl knows (no {what})")
+    # Before Things 3.15 these held Unix times: far beyond any packed date (year 9999).
+    old = db.execute(
+        "SELECT 1 FROM TMTask WHERE typeof(startDate) = 'real' OR typeof(deadline) = 'real' "
+        "OR startDate >= ? OR deadline >= ? LIMIT 1",
+        (PACKED_LIMIT, PACKED_LIMIT),
+    ).fetchone()
+    if old:
+        raise _unreadable(path, "it was written by a Things older than 3.15; update Things")
+
+
+def _unreadable(path: Path, why: str) -> BackendUnavailable:
+    return BackendUnavailable(f"Cannot read the Things database {path}: {why}.", database=str(path))

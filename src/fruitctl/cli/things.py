@@ -1,0 +1,137 @@
+"""``fruitctl things …``: Things 3 to-dos for a person, through the gateway (reads only for now)."""
+
+from __future__ import annotations
+
+from typing import Annotated, Any
+
+import typer
+from rich.table import Table
+from rich.text import Text
+
+from fruitctl.cli.app import JsonOption, services
+from fruitctl.cli.output import out, run
+
+things_app = typer.Typer(
+    help="Things 3: list and get to-dos, projects, areas and tags (writes are not built yet).",
+    no_args_is_help=True,
+)
+
+VIEW_HELP = "inbox, today, upcoming, anytime, someday or logbook (default: all but the logbook)."
+
+
+@things_app.command("list")
+def list_command(
+    view: Annotated[str | None, typer.Option(help=VIEW_HELP)] = None,
+    project: Annotated[str | None, typer.Option(help="Only this project (name or id).")] = None,
+    area: Annotated[str | None, typer.Option(help="Only this area (name or id).")] = None,
+    tag: Annotated[str | None, typer.Option(help="Only to-dos with this tag.")] = None,
+    limit: Annotated[int, typer.Option(help="Maximum to-dos (1-1000).")] = 200,
+    as_json: JsonOption = False,
+) -> None:
+    """To-dos as the Things app shows them."""
+    given = {"view": view, "project": project, "area": area, "tag": tag}
+    args: dict[str, Any] = {"limit": limit, **{k: v for k, v in given.items() if v is not None}}
+    run(as_json, lambda: services(as_json).call("query_todos", args), _show_todos)
+
+
+@things_app.command("get")
+def get_command(
+    todo_id: Annotated[str, typer.Argument(help="To-do id.", show_default=False)],
+    as_json: JsonOption = False,
+) -> None:
+    """One to-do with every field."""
+    run(as_json, lambda: services(as_json).call("get_todo", {"id": todo_id}), _show_todo)
+
+
+@things_app.command("projects")
+def projects_command(as_json: JsonOption = False) -> None:
+    """Projects outside the Trash, with their area and open to-dos."""
+    columns = (("TITLE", "title"), ("AREA", "area"), ("OPEN", "openCount"), ("ID", "id"))
+    run(
+        as_json,
+        lambda: services(as_json).call("list_projects", {}),
+        lambda rows: _table(rows, columns),
+    )
+
+
+@things_app.command("areas")
+def areas_command(as_json: JsonOption = False) -> None:
+    """Areas, in the app's order."""
+    columns = (("TITLE", "title"), ("TAGS", "tags"), ("ID", "id"))
+    run(
+        as_json,
+        lambda: services(as_json).call("list_areas", {}),
+        lambda rows: _table(rows, columns),
+    )
+
+
+@things_app.command("tags")
+def tags_command(as_json: JsonOption = False) -> None:
+    """Tags, in the app's order, with the tag each is nested in."""
+    columns = (("TITLE", "title"), ("PARENT", "parent"), ("ID", "id"))
+    run(
+        as_json,
+        lambda: services(as_json).call("list_tags", {}),
+        lambda rows: _table(rows, columns),
+    )
+
+
+def _show_todos(found: dict[str, Any]) -> None:
+    if not found["todos"]:
+        out.print("[dim]No to-dos.[/]")
+        return
+    rows = [
+        {**t, "when": t["startDate"] or "", "in": (t["project"] or t["area"] or {}).get("title")}
+        for t in found["todos"]
+    ]
+    columns = (
+        ("TITLE", "title"),
+        ("VIEW", "view"),
+        ("WHEN", "when"),
+        ("DEADLINE", "deadline"),
+        ("IN", "in"),
+        ("TAGS", "tags"),
+        ("ID", "id"),
+    )
+    _table(rows, columns)
+    if found["total"] > found["count"]:
+        out.print(f"[dim]{found['count']} of {found['total']}; --limit shows more.[/]")
+
+
+def _show_todo(todo: dict[str, Any]) -> None:
+    fields = [
+        ("title", todo["title"]),
+        ("status", todo["status"]),
+        ("view", todo["view"] or "trash"),
+        ("when", todo["startDate"]),
+        ("deadline", todo["deadline"]),
+        ("project", (todo["project"] or {}).get("title")),
+        ("heading", (todo["heading"] or {}).get("title")),
+        ("area", (todo["area"] or {}).get("title")),
+        ("tags", ", ".join(todo["tags"])),
+        ("notes", todo["notes"]),
+        ("completed", todo["completionDate"]),
+        ("id", todo["id"]),
+    ]
+    for name, value in fields:
+        if value:
+            out.print(f"{name:<10}{value}", markup=False)
+    for item in todo["checklist"]:
+        out.print(f"          [{'x' if item['done'] else ' '}] {item['title']}", markup=False)
+
+
+def _table(rows: list[dict[str, Any]], columns: tuple[tuple[str, str], ...]) -> None:
+    table = Table(box=None, pad_edge=False, header_style="bold")
+    for header, _ in columns:
+        table.add_column(header)
+    for row in rows:
+        table.add_row(*(Text(_cell(row.get(key))) for _, key in columns))  # never markup
+    out.print(table)
+
+
+def _cell(value: Any) -> str:
+    if isinstance(value, dict):
+        return str(value.get("title", ""))
+    if isinstance(value, list):
+        return ", ".join(map(str, value))
+    return "" if value is None else str(value)

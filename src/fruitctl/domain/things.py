@@ -1,0 +1,108 @@
+"""Things 3 to-dos, projects, areas and tags, as they travel on the wire.
+
+Things keeps a scheduled date and a deadline as a packed integer, ``year << 16 | month << 12 |
+day << 7`` (``pack_date`` / ``unpack_date``); fruitctl answers them as dates (``2026-03-02``),
+never as midnight. Moments (created, modified, completed) are date-times with their offset.
+"""
+
+from __future__ import annotations
+
+from datetime import date
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict
+
+ThingsView = Literal["inbox", "today", "upcoming", "anytime", "someday", "logbook"]
+VIEWS: tuple[ThingsView, ...] = ("inbox", "today", "upcoming", "anytime", "someday", "logbook")
+ToDoStatus = Literal["open", "completed", "canceled"]
+
+
+def unpack_date(packed: int | None) -> date | None:
+    """The date of a packed Things date (``None`` stays ``None``)."""
+    if packed is None:
+        return None
+    return date(packed >> 16, (packed >> 12) & 0xF, (packed >> 7) & 0x1F)
+
+
+def pack_date(day: date) -> int:
+    return day.year << 16 | day.month << 12 | day.day << 7
+
+
+class Ref(BaseModel):
+    """A project, area or heading a to-do belongs to."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    id: str
+    title: str
+
+
+class ChecklistItem(BaseModel):
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    title: str
+    done: bool
+
+
+class ToDo(BaseModel):
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    id: str
+    title: str
+    notes: str | None = None
+    status: ToDoStatus = "open"
+    view: ThingsView | None = None
+    """Where the Things app shows it now; ``None`` for a to-do in the Trash."""
+    startDate: str | None = None
+    deadline: str | None = None
+    tags: tuple[str, ...] = ()
+    project: Ref | None = None
+    area: Ref | None = None
+    heading: Ref | None = None
+    checklist: tuple[ChecklistItem, ...] = ()
+    creationDate: str | None = None
+    modificationDate: str | None = None
+    completionDate: str | None = None
+
+    def to_wire(self) -> dict[str, Any]:
+        data = self.model_dump()
+        data["tags"] = list(self.tags)
+        data["checklist"] = [dict(item) for item in data["checklist"]]
+        return data
+
+
+class Project(BaseModel):
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    id: str
+    title: str
+    status: ToDoStatus = "open"
+    area: Ref | None = None
+    tags: tuple[str, ...] = ()
+    openCount: int = 0
+
+    def to_wire(self) -> dict[str, Any]:
+        return {**self.model_dump(), "tags": list(self.tags)}
+
+
+class Area(BaseModel):
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    id: str
+    title: str
+    tags: tuple[str, ...] = ()
+
+    def to_wire(self) -> dict[str, Any]:
+        return {**self.model_dump(), "tags": list(self.tags)}
+
+
+class Tag(BaseModel):
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    id: str
+    title: str
+    parent: str | None = None
+    """The title of the tag this one is nested in."""
+
+    def to_wire(self) -> dict[str, Any]:
+        return self.model_dump()
