@@ -22,8 +22,9 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import quote
 
+from fruitctl.backends.things.urls import Secret
 from fruitctl.domain.dates import format_datetime
-from fruitctl.domain.errors import BackendUnavailable, NotFound
+from fruitctl.domain.errors import BackendUnavailable, NotFound, PermissionDenied
 from fruitctl.domain.things import (
     Area,
     ChecklistItem,
@@ -152,6 +153,24 @@ class ThingsDatabase:
             rows = db.execute('SELECT uuid, title, parent FROM TMTag ORDER BY "index"').fetchall()
         titles = {uuid: title for uuid, title, _ in rows}
         return [Tag(id=u, title=t or "", parent=titles.get(p)) for u, t, p in rows]
+
+    def auth_token(self) -> Secret:
+        """The token Things' ``update`` command needs (Things > Settings > General > Enable
+        Things URLs > Manage), hidden from every text but the URL."""
+        with self._connection() as db:
+            have = {row[1] for row in db.execute("PRAGMA table_info(TMSettings)")}
+            row = (
+                db.execute("SELECT uriSchemeAuthenticationToken FROM TMSettings").fetchone()
+                if "uriSchemeAuthenticationToken" in have
+                else None
+            )
+        if row is None or not row[0]:
+            raise PermissionDenied(
+                "Things has no URL-scheme token yet: in Things, open Settings > General, turn "
+                "on 'Enable Things URLs' and retry.",
+                service="things",
+            )
+        return Secret(str(row[0]))
 
     def status(self) -> dict[str, Any]:
         """Whether the database can be read, and if not, why (for ``fruitctl doctor``)."""

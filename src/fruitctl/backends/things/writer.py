@@ -1,0 +1,216 @@
+"""Writing to Things through its URL scheme, and confirming that the write landed.
+
+Things answers a ``things:///`` URL with nothing a caller can read, so after launching one the
+writer watches the database until the change is there - the new to-do (found by its title, its
+list and a creation time after the launch), or the changed fields - for at most
+``confirm_seconds``. What it did not see is reported as sent and not confirmed, never as done.
+
+The URL goes to ``open_command`` (``["open", "-g"]`` on a Mac) as one argument: no shell, and
+nothing of it - the update's auth token least of all - in an error or a log line.
+"""
+
+from __future__ import annotations
+
+import subprocess
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from datetime import date, datetime, timedelta
+from typing import TypedDict
+
+from fruitctl.backends.things.reader import ThingsDatabase
+from fruitctl.backends.things.urls import Command, Secret, Value, things_url
+from fruitctl.domain.errors import BackendUnavailable, Unsupported
+from fruitctl.domain.things import ToDo
+
+LAUNCH_SECONDS = 15.0
+POLL_SECONDS = 0.1
+SLACK_SECONDS = 2.0  # clocks of one machine; Things stamps creation with whole seconds
+NOT_ON_THIS_SYSTEM = (
+    "Writing to Things needs its URL scheme, which only a Mac with Things 3 has: set "
+    '[things] open_command (on a Mac: ["open", "-g"]) to send writes.'
+)
+
+
+@dataclass(frozen=True)
+class NewToDo:
+    title: str
+    notes: str | None = None
+    when: str | None = None
+    """today, tomorrow, evening, anytime, someday or YYYY-MM-DD."""
+    deadline: date | None = None
+    tags: tuple[str, ...] = ()
+    checklist: tuple[str, ...] = ()
+    list_id: str | None = None
+    """A project's or an area's id."""
+    heading: str | None = None
+    """A heading's title in that project."""
+
+
+class ToDoChanges(TypedDict, total=False):
+    title: str
+    notes: str
+    when: str
+    deadline: date | None
+    tags: tuple[str, ...]
+    status: str
+    """``completed``, ``canceled`` or ``open``."""
+
+
+@dataclass(frozen=True)
+class Sent:
+    """A write launched: the to-do as read back, ``confirmed`` when the change was seen."""
+
+    todo: ToDo | None
+    confirmed: bool
+    waited: float = 0.0
+    url_params: tuple[str, ...] = field(default=())
+    """The parameter names sent (never their values)."""
+
+
+class ThingsWriter:
+    def __init__(
+        self,
+        database: ThingsDatabase,
+        open_command: Sequence[str],
+        confirm_seconds: float = 5.0,
+        *,
+        today: Callable[[], date] = date.today,
+        clock: Callable[[], float] = time.time,
+        sleep: Callable[[float], None] = time.sleep,
+    ) -> None:
+        self._db = database
+        self._command = list(open_command)
+        self._confirm = confirm_seconds
+        self._today = today
+        self._clock = clock
+        self._sleep = sleep
+
+    def create(self, new: NewToDo) -> Sent:
+        self._require()
+        params: dict[str, Value | Secret] = {
+            "title": new.title,
+            "notes": new.notes,
+            "when": new.when,
+            "deadline": None if new.deadline is None else new.deadline.isoformat(),
+            "tags": new.tags or None,
+            "checklist-items": new.checklist or None,
+            "list-id": new.list_id,
+            "heading": new.heading,
+        }
+        before = {t.id for t in self._db.todos(self._today())}
+        started = self._clock()
+        self._launch("add", params)
+
+        def landed() -> ToDo | None:
+            for todo in self._db.todos(self._today()):
+                if todo.id not in before and _is_new(todo, new, started):
+                    return todo
+            return None
+
+        return self._confirmed(landed, params)
+
+    def update(self, todo_id: str, changes: ToDoChanges) -> Sent:
+        self._require()
+        token = self._db.auth_token()
+        params: dict[str, Value | Secret] = {"id": todo_id, "auth-token": token}
+        if "title" in changes:
+            params["title"] = changes["title"]
+        if "notes" in changes:
+            params["notes"] = changes["notes"]
+        if "when" in changes:
+            params["when"] = changes["when"]
+        if "deadline" in changes:
+            deadline = changes["deadline"]
+            params["deadline"] = "" if deadline is None else deadline.isoformat()
+        if "tags" in changes:
+            params["tags"] = list(changes["tags"])
+        status = changes.get("status")
+        if status == "completed":
+            params["completed"] = True
+        elif status == "canceled":
+            params["canceled"] = True
+        elif status == "open":
+            params["completed"] = False
+        self._launch("update", params)
+
+        def landed() -> ToDo | None:
+            todo = self._db.todo(todo_id, self._today())
+            return todo if _matches(todo, changes, self._today()) else None
+
+        return self._confirmed(landed, params)
+
+    # -- helpers ---------------------------------------------------------------------------------
+
+    def _require(self) -> None:
+        if not self._command:
+            raise Unsupported(NOT_ON_THIS_SYSTEM, backend="things")
+
+    def _launch(self, command: Command, params: dict[str, Value | Secret]) -> None:
+        url = things_url(command, params)
+        program = self._command[0]
+        try:
+            done = subprocess.run(
+                [*self._command, url],
+                check=False,
+                capture_output=True,
+                timeout=LAUNCH_SECONDS,
+                shell=False,
+            )
+        except (OSError, subprocess.TimeoutExpired) as exc:
+            raise BackendUnavailable(
+                f"Could not hand the write to Things: {program} did not run ({type(exc).__name__})."
+            ) from None  # the exception holds the command line, and with it the URL
+        if done.returncode != 0:
+            raise BackendUnavailable(
+                f"Could not hand the write to Things: {program} exited {done.returncode}."
+            )
+
+    def _confirmed(
+        self, landed: Callable[[], ToDo | None], params: dict[str, Value | Secret]
+    ) -> Sent:
+        started = self._clock()
+        names = tuple(sorted(params))
+        while True:
+            found = landed()
+            waited = round(self._clock() - started, 3)
+            if found is not None:
+                return Sent(found, True, waited, names)
+            if waited >= self._confirm:
+                return Sent(None, False, waited, names)
+            self._sleep(POLL_SECONDS)
+
+
+def _is_new(todo: ToDo, new: NewToDo, started: float) -> bool:
+    if todo.title != new.title or todo.creationDate is None:
+        return False
+    if datetime.fromisoformat(todo.creationDate).timestamp() < started - SLACK_SECONDS:
+        return False
+    if new.list_id is None:
+        return True
+    homes = {ref.id for ref in (todo.project, todo.area) if ref is not None}
+    return new.list_id in homes
+
+
+def _matches(todo: ToDo, changes: ToDoChanges, today: date) -> bool:
+    checks = [
+        "title" not in changes or todo.title == changes["title"],
+        "notes" not in changes or (todo.notes or "") == changes["notes"],
+        "deadline" not in changes
+        or todo.deadline == (None if changes["deadline"] is None else str(changes["deadline"])),
+        "tags" not in changes or set(todo.tags) == set(changes["tags"]),
+        "status" not in changes or todo.status == changes["status"],
+        "when" not in changes or _scheduled(todo, changes["when"], today),
+    ]
+    return all(checks)
+
+
+def _scheduled(todo: ToDo, when: str, today: date) -> bool:
+    days = {"today": today, "evening": today, "tomorrow": today + timedelta(days=1)}
+    if when in days:
+        return todo.startDate == days[when].isoformat()
+    if when == "someday":
+        return todo.view == "someday"
+    if when == "anytime":
+        return todo.view in ("anytime", "today") and todo.startDate is None
+    return todo.startDate == when

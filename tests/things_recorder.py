@@ -1,0 +1,71 @@
+"""Things' part in the write tests: run as ``[things] open_command`` (``python things_recorder.py
+DB LOG MODE``, then the URL), it records the URL it was handed and, in mode ``apply``, does
+what Things would: ``add`` inserts the to-do, ``update`` (with the right auth token) changes it.
+Mode ``ignore`` records only (a Things that never acts), ``fail`` exits 1."""
+
+from __future__ import annotations
+
+import sqlite3
+import sys
+import time
+import uuid
+from urllib.parse import parse_qsl, urlsplit
+
+
+def main(database: str, log: str, mode: str, url: str) -> int:
+    with open(log, "a", encoding="utf-8") as out:
+        out.write(url + "\n")
+    if mode == "fail":
+        return 1
+    if mode != "apply":
+        return 0
+    parts = urlsplit(url)
+    assert parts.scheme == "things" and parts.netloc == "", url
+    params = dict(parse_qsl(parts.query, keep_blank_values=True, strict_parsing=True))
+    with sqlite3.connect(database) as db:
+        if parts.path == "/add":
+            now = time.time()
+            db.execute(
+                "INSERT INTO TMTask (uuid, type, status, trashed, title, notes, start, "
+                'creationDate, userModificationDate, project, area, "index", todayIndex) '
+                "VALUES (?, 0, 0, 0, ?, ?, ?, ?, ?, ?, ?, 0, 0)",
+                (
+                    uuid.uuid4().hex,
+                    params["title"],
+                    params.get("notes", ""),
+                    0 if "list-id" not in params and "when" not in params else 1,
+                    now,
+                    now,
+                    params.get("list-id") if params.get("list-id", "").startswith("proj") else None,
+                    params.get("list-id") if params.get("list-id", "").startswith("area") else None,
+                ),
+            )
+        elif parts.path == "/update":
+            (token,) = db.execute("SELECT uriSchemeAuthenticationToken FROM TMSettings").fetchone()
+            if params.get("auth-token") != token:
+                return 0  # Things ignores an update without the right token
+            fields = {"title": params.get("title"), "notes": params.get("notes")}
+            for name, value in fields.items():
+                if value is not None:
+                    db.execute(
+                        f"UPDATE TMTask SET {name} = ? WHERE uuid = ?", (value, params["id"])
+                    )
+            if params.get("completed") == "true":
+                db.execute(
+                    "UPDATE TMTask SET status = 3, stopDate = ? WHERE uuid = ?",
+                    (time.time(), params["id"]),
+                )
+            if params.get("canceled") == "true":
+                db.execute(
+                    "UPDATE TMTask SET status = 2, stopDate = ? WHERE uuid = ?",
+                    (time.time(), params["id"]),
+                )
+            db.execute(
+                "UPDATE TMTask SET userModificationDate = ? WHERE uuid = ?",
+                (time.time(), params["id"]),
+            )
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(*sys.argv[1:]))
