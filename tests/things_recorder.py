@@ -41,30 +41,34 @@ def main(database: str, log: str, mode: str, url: str) -> int:
                 ),
             )
         elif parts.path == "/update":
-            (token,) = db.execute("SELECT uriSchemeAuthenticationToken FROM TMSettings").fetchone()
-            if params.get("auth-token") != token:
-                return 0  # Things ignores an update without the right token
-            fields = {"title": params.get("title"), "notes": params.get("notes")}
-            for name, value in fields.items():
-                if value is not None:
-                    db.execute(
-                        f"UPDATE TMTask SET {name} = ? WHERE uuid = ?", (value, params["id"])
-                    )
-            if params.get("completed") == "true":
-                db.execute(
-                    "UPDATE TMTask SET status = 3, stopDate = ? WHERE uuid = ?",
-                    (time.time(), params["id"]),
-                )
-            if params.get("canceled") == "true":
-                db.execute(
-                    "UPDATE TMTask SET status = 2, stopDate = ? WHERE uuid = ?",
-                    (time.time(), params["id"]),
-                )
-            db.execute(
-                "UPDATE TMTask SET userModificationDate = ? WHERE uuid = ?",
-                (time.time(), params["id"]),
-            )
+            _update(db, params)
     return 0
+
+
+def _update(db: sqlite3.Connection, params: dict[str, str]) -> None:
+    (token,) = db.execute("SELECT uriSchemeAuthenticationToken FROM TMSettings").fetchone()
+    if params.get("auth-token") != token:
+        return  # Things ignores an update without the right token
+    fields = {"title": params.get("title"), "notes": params.get("notes")}
+    for name, value in fields.items():
+        if value is not None:
+            db.execute(f"UPDATE TMTask SET {name} = ? WHERE uuid = ?", (value, params["id"]))
+    if params.get("completed") == "true":
+        db.execute(
+            "UPDATE TMTask SET status = 3, stopDate = ? WHERE uuid = ?",
+            (time.time(), params["id"]),
+        )
+    if params.get("completed") == "false":
+        db.execute("UPDATE TMTask SET status = 0, stopDate = NULL WHERE uuid = ?", (params["id"],))
+    if params.get("canceled") == "true":
+        db.execute(
+            "UPDATE TMTask SET status = 2, stopDate = ? WHERE uuid = ?",
+            (time.time(), params["id"]),
+        )
+    db.execute(
+        "UPDATE TMTask SET userModificationDate = ? WHERE uuid = ?",
+        (time.time(), params["id"]),
+    )
 
 
 if __name__ == "__main__":

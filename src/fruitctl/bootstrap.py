@@ -88,9 +88,19 @@ class App:
         """Things 3, when its database is found (``[things] database`` or Things' own place)."""
         from fruitctl.backends import things
 
-        configured = self.config.settings.things.database
+        settings = self.config.settings.things
+        configured = settings.database
         path = Path(configured).expanduser() if configured else things.default_database()
-        return ThingsService(None if path is None else things.ThingsDatabase(path))
+        if path is None:
+            return ThingsService(None)
+        database = things.ThingsDatabase(path)
+        writer = things.ThingsWriter(database, settings.open_command, settings.confirm_seconds)
+        return ThingsService(
+            database,
+            writer,
+            confirm_seconds=settings.confirm_seconds,
+            writes_via=" ".join(settings.open_command) or None,
+        )
 
     @cached_property
     def syncing(self) -> SyncService:

@@ -280,6 +280,19 @@ class ThingsConfig(Section):
         description="Things' database (main.sqlite), opened read-only. Default on a Mac: found "
         "in Things' Group Container (ThingsData-*/ or the older place); elsewhere unset.",
     )
+    open_command: list[str] = Field(
+        default_factory=lambda: ["open", "-g"] if sys.platform == "darwin" else [],
+        description="The program (and its arguments) a things:/// URL is handed to, as one more "
+        "argument, without a shell. Default on a Mac: open -g; elsewhere unset (writes answer "
+        "unsupported).",
+    )
+    confirm_seconds: float = Field(
+        5,
+        ge=0,
+        le=60,
+        description="How long to watch Things' database for a write to show; 0 turns it off "
+        "(a write is then reported as sent, not confirmed).",
+    )
 
 
 class Settings(BaseSettings):

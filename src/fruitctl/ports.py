@@ -198,6 +198,50 @@ class CalendarCreation(Protocol):
 # Things 3 ---------------------------------------------------------------------------------------
 
 
+@dataclass(frozen=True)
+class NewToDo:
+    title: str
+    notes: str | None = None
+    when: str | None = None
+    """today, tomorrow, evening, anytime, someday or YYYY-MM-DD."""
+    deadline: date | None = None
+    tags: tuple[str, ...] = ()
+    checklist: tuple[str, ...] = ()
+    list_id: str | None = None
+    """A project's or an area's id."""
+    heading: str | None = None
+    """A heading's title in that project."""
+
+
+class ToDoChanges(TypedDict, total=False):
+    title: str
+    notes: str
+    when: str
+    deadline: date | None
+    tags: tuple[str, ...]
+    status: str
+    """``completed``, ``canceled`` or ``open``."""
+
+
+@dataclass(frozen=True)
+class Sent:
+    """A write launched: the to-do as read back, ``confirmed`` when the change was seen."""
+
+    todo: ToDo | None
+    confirmed: bool
+    waited: float = 0.0
+    url_params: tuple[str, ...] = field(default=())
+    """The parameter names sent (never their values)."""
+
+
+class ThingsWrites(Protocol):
+    """Writes to Things, each confirmed (or not) by reading the store back."""
+
+    def create(self, new: NewToDo) -> Sent: ...
+
+    def update(self, todo_id: str, changes: ToDoChanges) -> Sent: ...
+
+
 class ThingsBackend(Protocol):
     """Where Things to-dos live. It raises ``fruitctl.domain.errors`` errors, never foreign ones."""
 

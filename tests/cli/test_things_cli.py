@@ -4,6 +4,7 @@ database named in the configuration; and an honest answer where there is none.""
 from __future__ import annotations
 
 import json
+import sys
 from pathlib import Path
 from typing import Any
 
@@ -81,7 +82,7 @@ def test_an_agent_reads_things_through_the_gateway(things: ThingsFixture) -> Non
 def test_doctor_reports_the_things_database(things: ThingsFixture) -> None:
     report = json.loads(cli("doctor", "--json").stdout)
     assert report["things"]["state"] == "ok" and report["things"]["todos"] == 13
-    assert report["things"]["writes"].startswith("not built")
+    assert report["things"]["writes"] == "unsupported here: no [things] open_command"
 
 
 def test_without_a_things_database_the_answer_says_how_to_set_it_up(home: Path) -> None:
@@ -90,3 +91,120 @@ def test_without_a_things_database_the_answer_says_how_to_set_it_up(home: Path) 
     error = json.loads(result.stdout)["error"]
     assert error["code"] == "unsupported"
     assert "[things] database" in error["message"]
+
+
+# -- writes ---------------------------------------------------------------------------------------
+
+RECORDER = str(Path(__file__).parents[1] / "things_recorder.py")
+AGENT = Actor("agent", "claude")
+
+
+@pytest.fixture
+def writable(things: ThingsFixture, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """Things' part played by the recorder; the URLs it was handed are in the returned log."""
+    log = tmp_path / "urls.log"
+    command = [sys.executable, RECORDER, str(things.path), str(log), "apply"]
+    monkeypatch.setenv("FRUITCTL_THINGS__OPEN_COMMAND", json.dumps(command))
+    return log
+
+
+def title_of(things: ThingsFixture, todo_id: str) -> tuple[str, int]:
+    with things.connect() as db:
+        row = db.execute("SELECT title, status FROM TMTask WHERE uuid = ?", (todo_id,)).fetchone()
+    return row[0], row[1]
+
+
+def test_a_person_creates_a_todo_and_sees_it_confirmed(
+    things: ThingsFixture, writable: Path
+) -> None:
+    made = cli(
+        "things", "create", "--title", "Buy stamps & tape", "--project", "move house", "--json"
+    )
+    assert made.exit_code == 0, made.output
+    shown = json.loads(made.stdout)
+    assert shown["status"] == "confirmed"
+    assert shown["todo"]["title"] == "Buy stamps & tape"
+    assert shown["todo"]["project"]["title"] == "Move house"
+    assert "list-id=proj-move" in writable.read_text()
+    text = cli("things", "create", "--title", "Second")
+    assert text.exit_code == 0 and "Done in Things: Second" in text.stdout
+
+
+def test_an_agents_create_waits_for_approval(things: ThingsFixture, writable: Path) -> None:
+    app = bootstrap.build()
+    try:
+        pending = app.gateway.invoke("create_todo", {"title": "Agent's idea"}, AGENT)
+        assert pending.success and pending.metadata.get("pending"), pending.error
+        assert not writable.exists()  # nothing sent to Things yet
+        refused = app.gateway.invoke("create_todo", {"title": "x", "tags": ["Nope"]}, AGENT)
+        assert refused.error_code == "not_found"  # fails when proposed, no proposal
+        assert "Available tags: Errand, Home, Calls." in (refused.error or "")
+        proposal = pending.output["proposalId"]
+    finally:
+        app.close()
+    approved = cli("proposals", "approve", proposal, "--json")
+    assert approved.exit_code == 0, approved.output
+    view = json.loads(approved.stdout)
+    assert view["status"] == "EXECUTED" and view["result"]["status"] == "confirmed"
+
+
+def test_completing_is_undone_by_reopening(things: ThingsFixture, writable: Path) -> None:
+    app = bootstrap.build()
+    try:
+        pending = app.gateway.invoke("complete_todo", {"id": "todo-inbox"}, AGENT)
+        proposal = pending.output["proposalId"]
+    finally:
+        app.close()
+    assert cli("proposals", "approve", proposal).exit_code == 0
+    assert title_of(things, "todo-inbox") == ("Sort the post", 3)
+    undo = json.loads(cli("proposals", "undo", proposal, "--json").stdout)
+    assert cli("proposals", "approve", undo["proposalId"]).exit_code == 0
+    assert title_of(things, "todo-inbox") == ("Sort the post", 0)
+    assert "completed=false" in writable.read_text().splitlines()[-1]
+
+
+def test_a_todo_changed_in_things_meanwhile_is_a_conflict(
+    things: ThingsFixture, writable: Path
+) -> None:
+    app = bootstrap.build()
+    try:
+        change = {"id": "todo-today", "title": "Agent's title"}
+        proposal = app.gateway.invoke("update_todo", change, AGENT).output["proposalId"]
+    finally:
+        app.close()
+    with things.connect() as db:  # the person renames it in Things
+        db.execute("UPDATE TMTask SET title = 'Mine' WHERE uuid = 'todo-today'")
+    refused = cli("proposals", "approve", proposal)
+    assert refused.exit_code == 4, refused.output
+    assert title_of(things, "todo-today")[0] == "Mine"
+    assert not writable.exists()
+
+
+def test_a_write_things_never_shows_is_not_reported_as_done(
+    things: ThingsFixture, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    command = [sys.executable, RECORDER, str(things.path), str(tmp_path / "log"), "ignore"]
+    monkeypatch.setenv("FRUITCTL_THINGS__OPEN_COMMAND", json.dumps(command))
+    monkeypatch.setenv("FRUITCTL_THINGS__CONFIRM_SECONDS", "0.3")
+    result = cli("things", "create", "--title", "Lost")
+    assert result.exit_code == 1
+    assert "Sent 'Lost' to Things; not seen in Things within 0.3 s" in result.stdout
+    shown = json.loads(cli("things", "create", "--title", "Lost", "--json").stdout)
+    assert shown == {
+        "status": "sent",
+        "confirmed": False,
+        "message": "Sent 'Lost' to Things; not seen in Things within 0.3 s. Check Things "
+        "before sending it again.",
+    }
+
+
+def test_without_an_open_command_writes_say_why(things: ThingsFixture) -> None:
+    result = cli("things", "create", "--title", "x", "--json")
+    assert json.loads(result.stdout)["error"]["code"] == "unsupported"
+    assert "open_command" in json.loads(result.stdout)["error"]["message"]
+
+
+def test_delete_points_at_cancel(things: ThingsFixture) -> None:
+    result = cli("things", "delete", "todo-inbox")
+    assert result.exit_code != 0
+    assert "fruitctl things complete todo-inbox --cancel" in result.stderr

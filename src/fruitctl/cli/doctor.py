@@ -42,7 +42,7 @@ def doctor_command(
                 "governance": str(app.config.paths.governance_file),
             },
             **app.doctor.report(write_test=write_test),
-            "things": {**app.things.status(), "writes": "not built yet (reads only)"},
+            "things": app.things.status(),
             "daemon": _daemon(app.config.paths.socket_file),
             "http": _http(app),
         }

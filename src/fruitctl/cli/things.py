@@ -10,11 +10,14 @@ from rich.text import Text
 
 from fruitctl.cli.app import JsonOption, services
 from fruitctl.cli.output import out, run
+from fruitctl.domain.errors import Unsupported
 
 things_app = typer.Typer(
-    help="Things 3: list and get to-dos, projects, areas and tags (writes are not built yet).",
+    help="Things 3: list, get, create, update and complete to-dos; projects, areas and tags.",
     no_args_is_help=True,
 )
+WHEN_HELP = "today, tomorrow, evening, anytime, someday or YYYY-MM-DD."
+TodoId = Annotated[str, typer.Argument(help="To-do id.", show_default=False)]
 
 VIEW_HELP = "inbox, today, upcoming, anytime, someday or logbook (default: all but the logbook)."
 
@@ -74,6 +77,93 @@ def tags_command(as_json: JsonOption = False) -> None:
         lambda: services(as_json).call("list_tags", {}),
         lambda rows: _table(rows, columns),
     )
+
+
+@things_app.command("create")
+def create_command(
+    title: Annotated[str, typer.Option(help="The to-do's title.", show_default=False)],
+    notes: Annotated[str | None, typer.Option(help="Notes.")] = None,
+    when: Annotated[str | None, typer.Option(help=WHEN_HELP)] = None,
+    deadline: Annotated[str | None, typer.Option(help="Deadline YYYY-MM-DD.")] = None,
+    tag: Annotated[list[str] | None, typer.Option(help="A tag (repeat for more).")] = None,
+    project: Annotated[str | None, typer.Option(help="Project name or id.")] = None,
+    area: Annotated[str | None, typer.Option(help="Area name or id (without a project).")] = None,
+    heading: Annotated[str | None, typer.Option(help="A heading in the project.")] = None,
+    checklist: Annotated[
+        list[str] | None, typer.Option(help="A checklist item (repeat for more).")
+    ] = None,
+    as_json: JsonOption = False,
+) -> None:
+    """Add a to-do to Things and wait until Things shows it."""
+    given = {
+        "title": title,
+        "notes": notes,
+        "when": when,
+        "deadline": deadline,
+        "project": project,
+        "area": area,
+        "heading": heading,
+        "tags": tag,
+        "checklist": checklist,
+    }
+    args = {k: v for k, v in given.items() if v is not None}
+    run(as_json, lambda: services(as_json).call("create_todo", args), _show_written)
+
+
+@things_app.command("update")
+def update_command(
+    todo_id: TodoId,
+    title: Annotated[str | None, typer.Option(help="New title.")] = None,
+    notes: Annotated[str | None, typer.Option(help="New notes ('' clears).")] = None,
+    when: Annotated[str | None, typer.Option(help=WHEN_HELP)] = None,
+    deadline: Annotated[str | None, typer.Option(help="New deadline ('' clears).")] = None,
+    tag: Annotated[list[str] | None, typer.Option(help="The tags afterwards (repeat).")] = None,
+    as_json: JsonOption = False,
+) -> None:
+    """Change a to-do; only the options given change."""
+    given = {"title": title, "notes": notes, "when": when, "deadline": deadline, "tags": tag}
+    args = {"id": todo_id, **{k: v for k, v in given.items() if v is not None}}
+    run(as_json, lambda: services(as_json).call("update_todo", args), _show_written)
+
+
+@things_app.command("complete")
+def complete_command(
+    todo_id: TodoId,
+    cancel: Annotated[bool, typer.Option("--cancel", help="Cancel it instead.")] = False,
+    reopen: Annotated[bool, typer.Option("--reopen", help="Make it open again.")] = False,
+    as_json: JsonOption = False,
+) -> None:
+    """Complete (or cancel, or reopen) a to-do."""
+    args = {"id": todo_id, "canceled": cancel, "reopen": reopen}
+    run(as_json, lambda: services(as_json).call("complete_todo", args), _show_written)
+
+
+@things_app.command("delete")
+def delete_command(todo_id: TodoId, as_json: JsonOption = False) -> None:
+    """Things' URL scheme cannot delete: this says so, and how to cancel instead."""
+
+    def refuse() -> Any:
+        raise Unsupported(
+            f"Things' URL scheme cannot delete a to-do; cancel it instead: "
+            f"fruitctl things complete {todo_id} --cancel",
+            backend="things",
+        )
+
+    run(as_json, refuse, lambda _: None)
+
+
+def _show_written(result: dict[str, Any]) -> None:
+    if result.get("pending"):
+        out.print(f"Proposed {result['proposalId']}: {result.get('summary', '')}", markup=False)
+        out.print(f"Approve it with: {result.get('approve', '')}", markup=False)
+        return
+    if result.get("status") == "confirmed":
+        out.print(
+            f"Done in Things: {result['todo']['title']} ({result['todo']['id']})", markup=False
+        )
+        return
+    out.print(result.get("message", "Sent to Things, not confirmed."), markup=False)
+    raise typer.Exit(1)
 
 
 def _show_todos(found: dict[str, Any]) -> None:

@@ -13,10 +13,11 @@ from typing import Any, Literal, Protocol
 
 from pydantic import Field
 
-from fruitctl.domain.errors import NotFound, Unsupported
+from fruitctl.domain.errors import InvalidParams, NotFound, Unsupported
 from fruitctl.domain.things import VIEWS, ThingsView, ToDo
-from fruitctl.ports import ThingsBackend
+from fruitctl.ports import NewToDo, Sent, ThingsBackend, ThingsWrites, ToDoChanges
 from fruitctl.services.inputs import Input
+from fruitctl.services.inputs import parse as parse_input
 
 NOT_SET_UP = (
     "Things is not set up here: no Things 3 database was found. On a Mac with Things 3 it is "
@@ -42,6 +43,36 @@ class NoArgs(Input):
     pass
 
 
+WHEN = "today, tomorrow, evening, anytime, someday, or a date YYYY-MM-DD"
+
+
+class CreateToDo(Input):
+    title: str = Field(min_length=1, max_length=4000, description="The to-do's title")
+    notes: str | None = Field(None, max_length=100_000, description="Notes")
+    when: str | None = Field(None, description=f"When to do it: {WHEN}; default the Inbox")
+    deadline: str | None = Field(None, description="Deadline, a date YYYY-MM-DD")
+    tags: list[str] = Field(default_factory=list, description="Tag names (they must exist)")
+    checklist: list[str] = Field(default_factory=list, description="Checklist items, in order")
+    project: str | None = Field(None, description="Project (name, any case, or id)")
+    area: str | None = Field(None, description="Area (name, any case, or id), if no project")
+    heading: str | None = Field(None, description="A heading's title in the project")
+
+
+class UpdateToDo(Input):
+    id: str = Field(description="To-do id")
+    title: str | None = Field(None, min_length=1, max_length=4000, description="New title")
+    notes: str | None = Field(None, max_length=100_000, description="New notes ('' clears)")
+    when: str | None = Field(None, description=f"Reschedule: {WHEN}")
+    deadline: str | None = Field(None, description="New deadline YYYY-MM-DD ('' clears)")
+    tags: list[str] | None = Field(None, description="The tags it has afterwards")
+
+
+class CompleteToDo(Input):
+    id: str = Field(description="To-do id")
+    canceled: bool = Field(False, description="Cancel it instead of completing it")
+    reopen: bool = Field(False, description="Make a completed or canceled to-do open again")
+
+
 class Named(Protocol):
     @property
     def id(self) -> str: ...
@@ -51,8 +82,19 @@ class Named(Protocol):
 
 
 class ThingsService:
-    def __init__(self, backend: ThingsBackend | None, today: Callable[[], date] = date.today):
+    def __init__(
+        self,
+        backend: ThingsBackend | None,
+        writer: ThingsWrites | None = None,
+        *,
+        confirm_seconds: float = 5.0,
+        writes_via: str | None = None,
+        today: Callable[[], date] = date.today,
+    ) -> None:
         self._backend = backend
+        self._writer = writer
+        self._writes_via = writes_via
+        self._confirm_seconds = confirm_seconds
         self._today = today
 
     def query_todos(self, args: QueryToDos) -> dict[str, Any]:
@@ -85,16 +127,135 @@ class ThingsService:
     def list_tags(self, _: NoArgs) -> list[dict[str, Any]]:
         return [t.to_wire() for t in self._require().tags()]
 
+    # -- writes ----------------------------------------------------------------------------------
+
+    def todo_view(self, todo_id: str) -> dict[str, Any]:
+        """One to-do as wire data (for proposals' snapshots)."""
+        return self._require().todo(todo_id, self._today()).to_wire()
+
+    def check_create(self, args: dict[str, Any]) -> None:
+        """Everything a create checks before it sends anything (project, area, tags, dates)."""
+        self._new(self._require(), parse_input(CreateToDo, args, "create"))
+
+    def create_todo(self, args: CreateToDo) -> dict[str, Any]:
+        backend, writer = self._require(), self._writer_or_refusal()
+        new = self._new(backend, args)
+        return _outcome(writer.create(new), f"'{new.title}'", self._confirm_seconds)
+
+    def _new(self, backend: ThingsBackend, args: CreateToDo) -> NewToDo:
+        return NewToDo(
+            title=_one_line("title", args.title),
+            notes=args.notes,
+            when=_when(args.when),
+            deadline=_date("deadline", args.deadline),
+            tags=_tags(backend, args.tags),
+            checklist=tuple(_one_line("checklist", item) for item in args.checklist),
+            list_id=self._home(backend, args.project, args.area),
+            heading=args.heading,
+        )
+
+    def update_todo(self, args: UpdateToDo) -> dict[str, Any]:
+        backend, writer = self._require(), self._writer_or_refusal()
+        current = backend.todo(args.id, self._today())
+        changes: ToDoChanges = {}
+        if args.title is not None:
+            changes["title"] = _one_line("title", args.title)
+        if args.notes is not None:
+            changes["notes"] = args.notes
+        if args.when is not None:
+            changes["when"] = str(_when(args.when))
+        if args.deadline is not None:
+            changes["deadline"] = _date("deadline", args.deadline) if args.deadline else None
+        if args.tags is not None:
+            changes["tags"] = _tags(backend, args.tags)
+        if not changes:
+            raise InvalidParams("Nothing to change: give title, notes, when, deadline or tags.")
+        return _outcome(
+            writer.update(current.id, changes), f"'{current.title}'", self._confirm_seconds
+        )
+
+    def complete_todo(self, args: CompleteToDo) -> dict[str, Any]:
+        backend, writer = self._require(), self._writer_or_refusal()
+        current = backend.todo(args.id, self._today())
+        if args.reopen and args.canceled:
+            raise InvalidParams("Give 'canceled' or 'reopen', not both.")
+        status = "open" if args.reopen else ("canceled" if args.canceled else "completed")
+        sent = writer.update(current.id, {"status": status})
+        return _outcome(sent, f"'{current.title}'", self._confirm_seconds)
+
+    def _home(self, backend: ThingsBackend, project: str | None, area: str | None) -> str | None:
+        if project is not None and area is not None:
+            raise InvalidParams("Give 'project' or 'area', not both.")
+        if project is not None:
+            return _named(backend.projects(), project, "project", "projects").id
+        if area is not None:
+            return _named(backend.areas(), area, "area", "areas").id
+        return None
+
+    def _writer_or_refusal(self) -> ThingsWrites:
+        if self._writer is None:
+            raise Unsupported(NOT_SET_UP, backend="things")
+        return self._writer
+
     def status(self) -> dict[str, Any]:
         if self._backend is None:
             return {"state": "not set up", "reason": NOT_SET_UP}
         found = self._backend.status()
-        return {"state": "ok" if found.get("readable") else "unreadable", **found}
+        writes = (
+            f"through {self._writes_via}, confirmed within {self._confirm_seconds:g} s"
+            if self._writes_via
+            else "unsupported here: no [things] open_command"
+        )
+        return {"state": "ok" if found.get("readable") else "unreadable", **found, "writes": writes}
 
     def _require(self) -> ThingsBackend:
         if self._backend is None:
             raise Unsupported(NOT_SET_UP, backend="things")
         return self._backend
+
+
+def _outcome(sent: Sent, what: str, seconds: float) -> dict[str, Any]:
+    """A confirmed write answers the to-do as Things now has it; one not seen is sent, never
+    done."""
+    if sent.confirmed and sent.todo is not None:
+        return {"status": "confirmed", "todo": sent.todo.to_wire()}
+    why = f"not seen in Things within {seconds:g} s" if seconds else "confirmation is off"
+    return {
+        "status": "sent",
+        "confirmed": False,
+        "message": f"Sent {what} to Things; {why}. Check Things before sending it again.",
+    }
+
+
+def _one_line(field: str, text: str) -> str:
+    if "\n" in text or "\r" in text:
+        raise InvalidParams(f"'{field}' must be one line.", field=field)
+    return text
+
+
+def _when(text: str | None) -> str | None:
+    if text is None or text in ("today", "tomorrow", "evening", "anytime", "someday"):
+        return text
+    _date("when", text)
+    return text
+
+
+def _date(field: str, text: str | None) -> date | None:
+    if text is None:
+        return None
+    try:
+        return date.fromisoformat(text)
+    except ValueError:
+        raise InvalidParams(
+            f"Invalid '{field}': '{text}'. Expected {WHEN if field == 'when' else 'YYYY-MM-DD'}.",
+            field=field,
+        ) from None
+
+
+def _tags(backend: ThingsBackend, names: Sequence[str]) -> tuple[str, ...]:
+    """Tags by name (any case), as Things spells them; an unknown one names what exists."""
+    known = backend.tags()
+    return tuple(_named(known, name, "tag", "tags").title for name in names)
 
 
 def _named(items: Sequence[Named], wanted: str, kind: str, plural: str) -> Named:
@@ -106,4 +267,14 @@ def _named(items: Sequence[Named], wanted: str, kind: str, plural: str) -> Named
     raise NotFound(f"No {kind} found with name: '{wanted}'. Available {plural}: {known}.")
 
 
-__all__ = ["VIEWS", "GetToDo", "NoArgs", "QueryToDos", "ThingsService", "ThingsView"]
+__all__ = [
+    "VIEWS",
+    "CompleteToDo",
+    "CreateToDo",
+    "GetToDo",
+    "NoArgs",
+    "QueryToDos",
+    "ThingsService",
+    "ThingsView",
+    "UpdateToDo",
+]

@@ -14,8 +14,9 @@ from things_fixture import AUTH_TOKEN, ThingsFixture, build
 
 from fruitctl.backends.things import ThingsDatabase
 from fruitctl.backends.things.urls import Secret, things_url
-from fruitctl.backends.things.writer import NewToDo, ThingsWriter
+from fruitctl.backends.things.writer import ThingsWriter
 from fruitctl.domain.errors import BackendUnavailable, PermissionDenied, Unsupported
+from fruitctl.ports import NewToDo
 
 RECORDER = str(Path(__file__).parents[2] / "things_recorder.py")
 CORPUS = [

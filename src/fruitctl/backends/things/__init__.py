@@ -1,7 +1,8 @@
 """The ``things`` backend: the person's Things 3 to-dos, read from Things' own database.
 
-Reads come from the database (``reader.py``), opened read-only for each read. Writes (the
-``things:///`` URL scheme, confirmed by watching the database) are not built yet.
+Reads come from the database (``reader.py``), opened read-only for each read; writes go
+through the ``things:///`` URL scheme and are confirmed by watching the database
+(``writer.py``).
 """
 
 from __future__ import annotations
@@ -10,8 +11,9 @@ import sys
 from pathlib import Path
 
 from fruitctl.backends.things.reader import ThingsDatabase
+from fruitctl.backends.things.writer import ThingsWriter
 
-__all__ = ["GROUP_CONTAINER", "ThingsDatabase", "default_database"]
+__all__ = ["GROUP_CONTAINER", "ThingsDatabase", "ThingsWriter", "default_database"]
 
 GROUP_CONTAINER = Path.home() / "Library/Group Containers/JLMPQHK86H.com.culturedcode.ThingsMac"
 DATABASE = Path("Things Database.thingsdatabase") / "main.sqlite"

@@ -14,14 +14,13 @@ from __future__ import annotations
 import subprocess
 import time
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
 from datetime import date, datetime, timedelta
-from typing import TypedDict
 
 from fruitctl.backends.things.reader import ThingsDatabase
 from fruitctl.backends.things.urls import Command, Secret, Value, things_url
 from fruitctl.domain.errors import BackendUnavailable, Unsupported
 from fruitctl.domain.things import ToDo
+from fruitctl.ports import NewToDo, Sent, ToDoChanges
 
 LAUNCH_SECONDS = 15.0
 POLL_SECONDS = 0.1
@@ -30,42 +29,6 @@ NOT_ON_THIS_SYSTEM = (
     "Writing to Things needs its URL scheme, which only a Mac with Things 3 has: set "
     '[things] open_command (on a Mac: ["open", "-g"]) to send writes.'
 )
-
-
-@dataclass(frozen=True)
-class NewToDo:
-    title: str
-    notes: str | None = None
-    when: str | None = None
-    """today, tomorrow, evening, anytime, someday or YYYY-MM-DD."""
-    deadline: date | None = None
-    tags: tuple[str, ...] = ()
-    checklist: tuple[str, ...] = ()
-    list_id: str | None = None
-    """A project's or an area's id."""
-    heading: str | None = None
-    """A heading's title in that project."""
-
-
-class ToDoChanges(TypedDict, total=False):
-    title: str
-    notes: str
-    when: str
-    deadline: date | None
-    tags: tuple[str, ...]
-    status: str
-    """``completed``, ``canceled`` or ``open``."""
-
-
-@dataclass(frozen=True)
-class Sent:
-    """A write launched: the to-do as read back, ``confirmed`` when the change was seen."""
-
-    todo: ToDo | None
-    confirmed: bool
-    waited: float = 0.0
-    url_params: tuple[str, ...] = field(default=())
-    """The parameter names sent (never their values)."""
 
 
 class ThingsWriter:

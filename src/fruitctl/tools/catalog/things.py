@@ -1,10 +1,12 @@
-"""Things 3 tools: to-dos by view, project, area or tag; one to-do; the projects, areas and tags.
-Reads only: writes through Things' URL scheme are not built yet."""
+"""Things 3 tools: to-dos by view, project, area or tag; one to-do; the projects, areas and tags;
+and the writes (through Things' URL scheme, confirmed by reading Things back), which the
+default governance turns into proposals."""
 
 from __future__ import annotations
 
 from typing import Any
 
+from fruitctl.approvals import things_changes as changes
 from fruitctl.services import things as inputs
 from fruitctl.services.inputs import parse
 from fruitctl.tools.context import ToolContext
@@ -58,4 +60,78 @@ def list_tags(args: inputs.NoArgs, ctx: ToolContext) -> Any:
     return ctx.things.list_tags(args)
 
 
-TOOLS = [query_todos, get_todo, list_projects, list_areas, list_tags]
+@tool(
+    category="pim_write",
+    risk="medium",
+    title="Add a Things to-do",
+    parse=parse,
+    change=changes.CREATE_TODO,
+)
+def create_todo(args: inputs.CreateToDo, ctx: ToolContext) -> Any:
+    """Add a to-do to Things.
+
+    title is required. when: today, tomorrow, evening, anytime, someday or YYYY-MM-DD
+    (default: the Inbox). deadline: YYYY-MM-DD. tags: existing tag names. checklist: items in
+    order. project or area: a name (any case) or id; heading: a heading's title in the project.
+
+    Examples: {"title": "Buy stamps", "when": "today"}
+    · {"title": "Pack books", "project": "Move house", "heading": "Packing", "tags": ["Home"]}
+
+    Answers {"status": "confirmed", "todo": {...}} once Things shows the change, or {"status":
+    "sent", "confirmed": false, "message"} when it did not show in time (it may still land:
+    check before sending it again).
+    """
+    return ctx.things.create_todo(args)
+
+
+@tool(
+    category="pim_write",
+    risk="medium",
+    title="Update a Things to-do",
+    parse=parse,
+    change=changes.UPDATE_TODO,
+)
+def update_todo(args: inputs.UpdateToDo, ctx: ToolContext) -> Any:
+    """Change a Things to-do; only the fields given change. notes or deadline '' clears it;
+    tags: the tags it has afterwards. when reschedules it (today, tomorrow, evening, anytime,
+    someday or YYYY-MM-DD).
+
+    Example: {"id": "...", "title": "Call the bank about the card", "deadline": "2026-03-10"}
+
+    Answers {"status": "confirmed", "todo": {...}} once Things shows the change, or {"status":
+    "sent", "confirmed": false, "message"} when it did not show in time (it may still land:
+    check before sending it again).
+    """
+    return ctx.things.update_todo(args)
+
+
+@tool(
+    category="pim_write",
+    risk="medium",
+    title="Complete a Things to-do",
+    parse=parse,
+    change=changes.COMPLETE_TODO,
+)
+def complete_todo(args: inputs.CompleteToDo, ctx: ToolContext) -> Any:
+    """Complete a Things to-do; canceled: true cancels it instead; reopen: true makes a
+    completed or canceled one open again. Things' URL scheme cannot delete: cancel instead.
+
+    Examples: {"id": "..."} · {"id": "...", "canceled": true}
+
+    Answers {"status": "confirmed", "todo": {...}} once Things shows the change, or {"status":
+    "sent", "confirmed": false, "message"} when it did not show in time (it may still land:
+    check before sending it again).
+    """
+    return ctx.things.complete_todo(args)
+
+
+TOOLS = [
+    query_todos,
+    get_todo,
+    list_projects,
+    list_areas,
+    list_tags,
+    create_todo,
+    update_todo,
+    complete_todo,
+]

@@ -1,0 +1,161 @@
+"""What the Things writes change, for proposals: summary, before-snapshot, diff, inverse.
+
+The snapshot of an update or a completion is the to-do as it is when the agent asks; if Things
+shows it different when the person approves, the proposal is a conflict. Undo puts back what
+Things' URL scheme can set again: the title, notes, deadline and tags, and the status (a
+completed or canceled to-do can be opened again). A created to-do has no undo: the scheme cannot
+delete (cancel it instead).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from fruitctl.domain.errors import FruitctlError
+from fruitctl.tools.context import ToolContext
+from fruitctl.tools.model import Args, Change, Snapshot
+
+_RESTORED = ("title", "notes", "deadline", "tags")
+
+
+def _todo(todo_id: str, ctx: ToolContext) -> dict[str, Any] | None:
+    """The to-do as Things has it, without its view (which moves with the date alone)."""
+    try:
+        found = ctx.things.todo_view(todo_id)
+    except FruitctlError:
+        return None
+    found.pop("view", None)
+    return found
+
+
+def _snapshot(args: Args, ctx: ToolContext) -> Snapshot:
+    return {str(args["id"]): _todo(str(args["id"]), ctx)}
+
+
+def _current(before: Snapshot, ctx: ToolContext) -> Snapshot:
+    return {key: _todo(key, ctx) for key in before}
+
+
+def _old(before: Snapshot) -> tuple[str, dict[str, Any] | None]:
+    ((todo_id, old),) = before.items()
+    return todo_id, old
+
+
+def _resolve(args: Args, ctx: ToolContext) -> tuple[Args, list[dict[str, Any]]]:
+    ctx.things.todo_view(str(args["id"]))  # NotFound now, not when it is approved
+    return args, []
+
+
+# -- create_todo -----------------------------------------------------------------------------
+
+
+def _create_summary(args: Args, ctx: ToolContext) -> str:
+    where = args.get("project") or args.get("area") or "the Inbox"
+    when = f", {args['when']}" if args.get("when") else ""
+    return f"Add to-do '{args['title']}' to {where}{when} in Things"
+
+
+def _create_diff(args: Args, before: Snapshot) -> list[dict[str, Any]]:
+    return [
+        {"target": "new to-do", "field": key, "before": None, "after": value}
+        for key, value in args.items()
+    ]
+
+
+def _create_resolve(args: Args, ctx: ToolContext) -> tuple[Args, list[dict[str, Any]]]:
+    ctx.things.check_create(args)  # an unknown project, area or tag fails when proposed
+    return args, []
+
+
+CREATE_TODO = Change(
+    _create_summary,
+    lambda a, c: {},
+    lambda b, c: {},
+    lambda a, b, r: None,
+    _create_diff,
+    _create_resolve,
+)
+
+
+# -- update_todo -----------------------------------------------------------------------------
+
+
+def _update_summary(args: Args, ctx: ToolContext) -> str:
+    todo_id, old = _old(_snapshot(args, ctx))
+    fields = ", ".join(sorted(set(args) - {"id"})) or "nothing"
+    return f"Change {fields} of to-do '{(old or {}).get('title', todo_id)}' in Things"
+
+
+def _update_inverse(args: Args, before: Snapshot, result: Any) -> dict[str, Any] | None:
+    todo_id, old = _old(before)
+    if old is None or not _confirmed(result):
+        return None
+    restore: dict[str, Any] = {"id": todo_id}
+    for key in _RESTORED:
+        if key in args:
+            value = old.get(key)
+            restore[key] = value if value is not None else ("" if key != "tags" else [])
+    return {"tool": "update_todo", "args": restore} if len(restore) > 1 else None
+
+
+def _update_diff(args: Args, before: Snapshot) -> list[dict[str, Any]]:
+    todo_id, old = _old(before)
+    return [
+        {
+            "target": (old or {}).get("title", todo_id),
+            "field": key,
+            "before": (old or {}).get("startDate" if key == "when" else key),
+            "after": value,
+        }
+        for key, value in args.items()
+        if key != "id"
+    ]
+
+
+UPDATE_TODO = Change(_update_summary, _snapshot, _current, _update_inverse, _update_diff, _resolve)
+
+
+# -- complete_todo ---------------------------------------------------------------------------
+
+
+def _status(args: Args) -> str:
+    if args.get("reopen"):
+        return "open"
+    return "canceled" if args.get("canceled") else "completed"
+
+
+def _complete_summary(args: Args, ctx: ToolContext) -> str:
+    todo_id, old = _old(_snapshot(args, ctx))
+    verb = {"open": "Reopen", "canceled": "Cancel", "completed": "Complete"}[_status(args)]
+    return f"{verb} to-do '{(old or {}).get('title', todo_id)}' in Things"
+
+
+def _complete_inverse(args: Args, before: Snapshot, result: Any) -> dict[str, Any] | None:
+    todo_id, old = _old(before)
+    if old is None or not _confirmed(result):
+        return None
+    was = old.get("status")
+    if was == "open":
+        return {"tool": "complete_todo", "args": {"id": todo_id, "reopen": True}}
+    return {"tool": "complete_todo", "args": {"id": todo_id, "canceled": was == "canceled"}}
+
+
+def _complete_diff(args: Args, before: Snapshot) -> list[dict[str, Any]]:
+    todo_id, old = _old(before)
+    return [
+        {
+            "target": (old or {}).get("title", todo_id),
+            "field": "status",
+            "before": (old or {}).get("status"),
+            "after": _status(args),
+        }
+    ]
+
+
+COMPLETE_TODO = Change(
+    _complete_summary, _snapshot, _current, _complete_inverse, _complete_diff, _resolve
+)
+
+
+def _confirmed(result: Any) -> bool:
+    return isinstance(result, dict) and result.get("status") == "confirmed"
