@@ -198,6 +198,22 @@ def test_a_write_things_never_shows_is_not_reported_as_done(
     }
 
 
+def test_an_approved_write_things_never_shows_exits_non_zero(
+    things: ThingsFixture, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    command = [sys.executable, RECORDER, str(things.path), str(tmp_path / "log"), "ignore"]
+    monkeypatch.setenv("FRUITCTL_THINGS__OPEN_COMMAND", json.dumps(command))
+    monkeypatch.setenv("FRUITCTL_THINGS__CONFIRM_SECONDS", "0.2")
+    app = bootstrap.build()
+    try:
+        proposal = app.gateway.invoke("create_todo", {"title": "Lost"}, AGENT).output["proposalId"]
+    finally:
+        app.close()
+    result = cli("proposals", "approve", proposal)
+    assert result.exit_code == 1, result.output
+    assert "Sent 'Lost' to Things; not seen in Things within 0.2 s" in result.stderr
+
+
 def test_without_an_open_command_writes_say_why(things: ThingsFixture) -> None:
     result = cli("things", "create", "--title", "x", "--json")
     assert json.loads(result.stdout)["error"]["code"] == "unsupported"

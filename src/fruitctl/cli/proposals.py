@@ -48,10 +48,16 @@ def show_command(proposal_id: Id, as_json: JsonOption = False) -> None:
 def approve_command(proposal_id: Id, as_json: JsonOption = False) -> None:
     """Approve and execute a proposal (exactly once), if the policy still allows it now.
 
-    Exit 0 when every item was written; 1 when some items failed (listed) or nothing was
-    changed; 5 when the mode or an allowlist refuses it now (it stays pending)."""
+    Exit 0 when every item was written; 1 when some items failed (listed), nothing was
+    changed, or the write was sent but not seen to land (Things); 5 when the mode or an
+    allowlist refuses it now (it stays pending)."""
     decided = run(as_json, lambda: services(as_json).decide(proposal_id, "approve"), _show_one)
     report_failures(_failed_items(decided), as_json)
+    result = decided.get("result") if isinstance(decided, dict) else None
+    if isinstance(result, dict) and result.get("confirmed") is False:
+        if not as_json:
+            err.print(str(result.get("message", "Sent, not confirmed.")), markup=False)
+        raise typer.Exit(1)
 
 
 @proposals_app.command("reject")
