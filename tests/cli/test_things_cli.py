@@ -224,3 +224,31 @@ def test_delete_points_at_cancel(things: ThingsFixture) -> None:
     result = cli("things", "delete", "todo-inbox")
     assert result.exit_code != 0
     assert "fruitctl things complete todo-inbox --cancel" in result.stderr
+
+
+def test_things_allowlists_bind_agents_not_the_person(
+    things: ThingsFixture, writable: Path
+) -> None:
+    assert cli("config", "set", "allowlist.things.projects", "Move house").exit_code == 0
+    assert cli("config", "set", "allowlist.things.tags", "Home").exit_code == 0
+    app = bootstrap.build()
+    try:
+        into = app.gateway.invoke(
+            "create_todo", {"title": "Tape", "project": "move house", "tags": ["home"]}, AGENT
+        )
+        assert into.success and into.metadata.get("pending"), into.error
+        inbox = app.gateway.invoke("create_todo", {"title": "x"}, AGENT)
+        assert inbox.error_code == "list_not_allowed"
+        assert inbox.error == "Writes to the Things Inbox are not permitted."
+        tagged = app.gateway.invoke(
+            "create_todo", {"title": "x", "project": "Move house", "tags": ["Errand"]}, AGENT
+        )
+        assert tagged.error == "Things tag 'Errand' is not permitted."
+        elsewhere = app.gateway.invoke("complete_todo", {"id": "todo-today"}, AGENT)
+        assert elsewhere.error == "Writes to Things area 'Work' are not permitted."
+        inside = app.gateway.invoke("complete_todo", {"id": "todo-heading"}, AGENT)
+        assert inside.success, inside.error  # under a heading of Move house
+    finally:
+        app.close()
+    own = cli("things", "create", "--title", "Mine, in the Inbox", "--json")
+    assert own.exit_code == 0, own.output  # the person's own call is not bound

@@ -17,6 +17,7 @@ KEYS: dict[str, str] = {
     "allowlist.reminders.lists": "reminder lists agents may write to",
     "allowlist.calendars": "calendars agents may write to",
     "allowlist.things.projects": "Things projects agents may write to",
+    "allowlist.things.areas": "Things areas agents may write to",
     "allowlist.things.tags": "Things tags agents may use",
 }
 

@@ -17,6 +17,7 @@ from typing import Any
 from fruitctl.domain.errors import CalendarNotAllowed, ListNotAllowed, NotFound
 from fruitctl.policy.governance import ToolRules
 from fruitctl.services.paths import PathRules
+from fruitctl.services.things import NoArgs
 from fruitctl.tools.context import ToolContext
 from fruitctl.tools.model import TargetRule
 
@@ -107,7 +108,53 @@ def _current_calendar(event_id: str, ctx: ToolContext) -> Iterator[str]:
         return  # the service reports an unknown id itself
 
 
+def things_check(args: Any, rules: ToolRules, ctx: ToolContext) -> None:
+    """Where a Things write goes - the project or area it is added to, or the one the to-do is
+    in now - must be allowed by ``allowlist.things.projects`` / ``.areas`` when set (a to-do
+    in neither, the Inbox, only when neither is set), and every tag it gives by
+    ``allowlist.things.tags``."""
+    projects = ctx.settings.get("allowlist.things.projects")
+    areas = ctx.settings.get("allowlist.things.areas")
+    tags = ctx.settings.get("allowlist.things.tags")
+    if projects is not None or areas is not None:
+        kind, name = _things_home(args, ctx)
+        allowed = {"project": projects, "area": areas}.get(kind)
+        if allowed is None or name.casefold() not in {n.casefold() for n in allowed}:
+            where = f"Things {kind} '{name}'" if kind != "inbox" else "the Things Inbox"
+            raise ListNotAllowed(f"Writes to {where} are not permitted.", list=name or "Inbox")
+    if tags is not None:
+        allowed_tags = {n.casefold() for n in tags}
+        for tag in getattr(args, "tags", None) or ():
+            if tag.casefold() not in allowed_tags:
+                raise ListNotAllowed(f"Things tag '{tag}' is not permitted.", tag=tag)
+
+
+def _things_home(args: Any, ctx: ToolContext) -> tuple[str, str]:
+    """``("project" | "area" | "inbox", its title)`` of where a Things write lands."""
+    todo_id = getattr(args, "id", None)
+    if todo_id is not None:
+        try:
+            todo = ctx.things.todo_view(todo_id)
+        except NotFound:
+            return "inbox", ""  # the service reports an unknown id itself
+        home = todo["project"] or todo["area"]
+        kind = "project" if todo["project"] else "area"
+        return (kind, home["title"]) if home else ("inbox", "")
+    everything = NoArgs()
+    for kind, wanted, known in (
+        ("project", getattr(args, "project", None), ctx.things.list_projects),
+        ("area", getattr(args, "area", None), ctx.things.list_areas),
+    ):
+        if wanted is not None:
+            for item in known(everything):
+                if item["id"] == wanted or item["title"].casefold() == wanted.casefold():
+                    return kind, str(item["title"])
+            return kind, str(wanted)
+    return "inbox", ""
+
+
 PATHS_READ = TargetRule(path_check(for_write=False), "everyone")
 PATHS_WRITE = TargetRule(path_check(for_write=True), "everyone")
 REMINDER_LISTS = TargetRule(reminder_lists_check, "agents")
 CALENDARS = TargetRule(calendars_check, "agents")
+THINGS = TargetRule(things_check, "agents")

@@ -7,6 +7,7 @@ from __future__ import annotations
 from typing import Any
 
 from fruitctl.approvals import things_changes as changes
+from fruitctl.policy.targets import THINGS
 from fruitctl.services import things as inputs
 from fruitctl.services.inputs import parse
 from fruitctl.tools.context import ToolContext
@@ -66,6 +67,7 @@ def list_tags(args: inputs.NoArgs, ctx: ToolContext) -> Any:
     title="Add a Things to-do",
     parse=parse,
     change=changes.CREATE_TODO,
+    targets=(THINGS,),
 )
 def create_todo(args: inputs.CreateToDo, ctx: ToolContext) -> Any:
     """Add a to-do to Things.
@@ -90,6 +92,7 @@ def create_todo(args: inputs.CreateToDo, ctx: ToolContext) -> Any:
     title="Update a Things to-do",
     parse=parse,
     change=changes.UPDATE_TODO,
+    targets=(THINGS,),
 )
 def update_todo(args: inputs.UpdateToDo, ctx: ToolContext) -> Any:
     """Change a Things to-do; only the fields given change. notes or deadline '' clears it;
@@ -111,6 +114,7 @@ def update_todo(args: inputs.UpdateToDo, ctx: ToolContext) -> Any:
     title="Complete a Things to-do",
     parse=parse,
     change=changes.COMPLETE_TODO,
+    targets=(THINGS,),
 )
 def complete_todo(args: inputs.CompleteToDo, ctx: ToolContext) -> Any:
     """Complete a Things to-do; canceled: true cancels it instead; reopen: true makes a
