@@ -21,6 +21,8 @@ token (writes become proposals) and an admin token (writes run; approval routes 
 
 from __future__ import annotations
 
+import json
+import sys
 from pathlib import Path
 from typing import Any
 
@@ -32,6 +34,7 @@ from schemathesis import GenerationMode
 from schemathesis.checks import not_a_server_error
 from schemathesis.specs.openapi import checks
 from starlette.testclient import TestClient
+from things_fixture import build as build_things
 
 from fruitctl import bootstrap
 from fruitctl.policy.decision import Actor
@@ -39,6 +42,7 @@ from fruitctl.transports.http.app import create_app
 from fruitctl.transports.http.tokens import TokenStore, secrets_dir
 
 MAX_EXAMPLES = 8
+RECORDER = Path(__file__).parents[2] / "things_recorder.py"
 PERSON = Actor("human", "seed")
 CHECKS = [
     not_a_server_error,
@@ -52,7 +56,16 @@ CHECKS = [
 
 @pytest.mark.parametrize("scope", ["agent", "admin"])
 @pytest.mark.parametrize("mode", [GenerationMode.POSITIVE, GenerationMode.NEGATIVE])
-def test_the_api_keeps_its_own_contract(home: Path, scope: str, mode: GenerationMode) -> None:
+def test_the_api_keeps_its_own_contract(
+    home: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, scope: str, mode: GenerationMode
+) -> None:
+    # A Things database, and a Things that takes the URLs and does nothing (no confirmation
+    # wait): the /things operations answer as on a Mac, quickly.
+    things = build_things(tmp_path / "container")
+    recorder = [sys.executable, str(RECORDER), str(things.path), str(tmp_path / "urls"), "ignore"]
+    monkeypatch.setenv("FRUITCTL_THINGS__DATABASE", str(things.path))
+    monkeypatch.setenv("FRUITCTL_THINGS__OPEN_COMMAND", json.dumps(recorder))
+    monkeypatch.setenv("FRUITCTL_THINGS__CONFIRM_SECONDS", "0")
     app = bootstrap.build()
     try:
         tokens = TokenStore(secrets_dir(app))

@@ -27,7 +27,7 @@ from fruitctl.transports.http.auth import admin_only, authenticator
 from fruitctl.transports.http.door import Door
 from fruitctl.transports.http.errors import HttpProblem, error_response, from_exception
 from fruitctl.transports.http.guard import Guard
-from fruitctl.transports.http.routes import calendar, proposals, reminders, system
+from fruitctl.transports.http.routes import calendar, proposals, reminders, system, things
 from fruitctl.transports.http.tokens import TokenStore, serving_store
 from fruitctl.transports.http.ui import pages
 from fruitctl.transports.http.ui.session import Sessions
@@ -70,6 +70,8 @@ def create_app(
     api.include_router(reminders.router(door, user))
     if app.gateway.registry.get("query_events") is not None:
         api.include_router(calendar.router(door, user))
+    if app.gateway.registry.get("query_todos") is not None:
+        api.include_router(things.router(door, user))
     api.include_router(proposals.router(door, user, admin))
     api.include_router(pages.router(door, Sessions(tokens)))
     static = files("fruitctl.transports.http").joinpath("static")

@@ -1,0 +1,63 @@
+"""``/things`` through ``httpx.ASGITransport``, on a Things-schema database with the recorder
+playing Things: reads, a person's confirmed write, an agent's write as a 202 proposal."""
+
+from __future__ import annotations
+
+import json
+import sys
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from conftest import Client
+from things_fixture import build
+
+from fruitctl import bootstrap
+
+RECORDER = str(Path(__file__).parents[2] / "things_recorder.py")
+
+
+@pytest.fixture
+def app(home: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[bootstrap.App]:
+    things = build(tmp_path / "container")
+    command = [sys.executable, RECORDER, str(things.path), str(tmp_path / "urls.log"), "apply"]
+    monkeypatch.setenv("FRUITCTL_THINGS__DATABASE", str(things.path))
+    monkeypatch.setenv("FRUITCTL_THINGS__OPEN_COMMAND", json.dumps(command))
+    built = bootstrap.build()
+    yield built
+    built.close()
+
+
+def test_reads(agent: Client) -> None:
+    today = agent.get("/things/todos", params={"view": "today"})
+    assert today.status_code == 200
+    assert sorted(t["id"] for t in today.json()["todos"]) == [
+        "todo-overdue",
+        "todo-today",
+        "todo-yellow",
+    ]
+    assert agent.get("/things/todos/todo-anytime").json()["project"]["title"] == "Move house"
+    assert [p["title"] for p in agent.get("/things/projects").json()] == ["Move house"]
+    assert [a["title"] for a in agent.get("/things/areas").json()] == ["Home", "Work"]
+    assert len(agent.get("/things/tags").json()) == 3
+    missing = agent.get("/things/todos/nope")
+    assert missing.status_code == 404 and missing.json()["error"]["code"] == "NOT_FOUND"
+
+
+def test_a_person_writes_and_an_agent_proposes(admin: Client, agent: Client) -> None:
+    made = admin.post("/things/todos", json={"title": "Stamps", "area": "Home"})
+    assert made.status_code == 201, made.text
+    assert made.json()["status"] == "confirmed"
+    todo = made.json()["todo"]
+    assert todo["area"]["title"] == "Home"
+
+    proposed = agent.post(f"/things/todos/{todo['id']}/complete")
+    assert proposed.status_code == 202, proposed.text
+    approved = admin.post(f"/proposals/{proposed.json()['proposalId']}/approve")
+    assert approved.status_code == 200 and approved.json()["result"]["status"] == "confirmed"
+    assert agent.get(f"/things/todos/{todo['id']}").json()["status"] == "completed"
+
+    renamed = admin.patch(f"/things/todos/{todo['id']}", json={"title": "Stamps (20)"})
+    assert renamed.status_code == 200 and renamed.json()["todo"]["title"] == "Stamps (20)"
+    refused = admin.patch(f"/things/todos/{todo['id']}", json={"id": "other"})
+    assert refused.status_code == 422
