@@ -218,6 +218,7 @@ class App:
         tags = getattr(self.backend, "tags_status", None)
         if callable(tags):  # a backend that reads tags from somewhere it may not reach
             status["tags"] = tags()
+        status["things"] = self.things.status()
         return status
 
     def call(

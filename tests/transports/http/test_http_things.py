@@ -61,3 +61,15 @@ def test_a_person_writes_and_an_agent_proposes(admin: Client, agent: Client) -> 
     assert renamed.status_code == 200 and renamed.json()["todo"]["title"] == "Stamps (20)"
     refused = admin.patch(f"/things/todos/{todo['id']}", json={"id": "other"})
     assert refused.status_code == 422
+
+
+def test_skills_list_things_with_its_native_dependencies(agent: Client) -> None:
+    skills = agent.get("/skills").json()
+    (things,) = [a for a in skills["adapters"] if a["name"] == "things"]
+    assert [(d["name"], d["available"]) for d in things["nativeDeps"]] == [
+        ("things database", True),
+        ("things URL scheme", True),
+    ]
+    tools = {c["tool"]: c["routes"] for c in things["capabilities"]}
+    assert tools["create_todo"] == ["POST /things/todos"]
+    assert set(tools) >= {"query_todos", "get_todo", "update_todo", "complete_todo"}

@@ -71,6 +71,8 @@ def skills_of(
 
 
 def _adapter(name: str, status: dict[str, Any]) -> dict[str, Any]:
+    if name == "things":
+        return _things_adapter(status.get("things") or {})
     backend = (status.get("backends") or {}).get(name)
     permission = (status.get("permissions") or {}).get(name)
     deps = []
@@ -78,6 +80,18 @@ def _adapter(name: str, status: dict[str, Any]) -> dict[str, Any]:
         state = str(permission or "not_determined")
         deps.append({"name": str(backend), "status": state, "available": state == "authorized"})
     return {"name": name, "backend": backend, "nativeDeps": deps, "capabilities": []}
+
+
+def _things_adapter(things: dict[str, Any]) -> dict[str, Any]:
+    """Things' native dependencies: its database (found and readable) and the program its URL
+    scheme is handed to (writes)."""
+    state = str(things.get("state", "not set up"))
+    writes = str(things.get("writes", "unsupported here"))
+    deps = [
+        {"name": "things database", "status": state, "available": state == "ok"},
+        {"name": "things URL scheme", "status": writes, "available": writes.startswith("through")},
+    ]
+    return {"name": "things", "backend": "things", "nativeDeps": deps, "capabilities": []}
 
 
 def routes_by_tool(app: FastAPI) -> dict[str, list[str]]:
