@@ -4,6 +4,7 @@ playing Things: reads, a person's confirmed write, an agent's write as a 202 pro
 from __future__ import annotations
 
 import json
+import os
 import sys
 from collections.abc import Iterator
 from pathlib import Path
@@ -13,6 +14,9 @@ from conftest import Client
 from things_fixture import build
 
 from fruitctl import bootstrap
+from fruitctl.policy.decision import Actor
+from fruitctl.transports.http.app import create_app
+from fruitctl.transports.http.tokens import TokenStore, secrets_dir
 
 RECORDER = str(Path(__file__).parents[2] / "things_recorder.py")
 
@@ -73,3 +77,27 @@ def test_skills_list_things_with_its_native_dependencies(agent: Client) -> None:
     tools = {c["tool"]: c["routes"] for c in things["capabilities"]}
     assert tools["create_todo"] == ["POST /things/todos"]
     assert set(tools) >= {"query_todos", "get_todo", "update_todo", "complete_todo"}
+
+
+def test_the_page_says_when_an_approved_write_was_not_confirmed(
+    app: bootstrap.App, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from test_http_ui import Browser
+
+    # This time Things takes the URL and never shows the to-do.
+    command = json.loads(os.environ["FRUITCTL_THINGS__OPEN_COMMAND"])
+    monkeypatch.setenv("FRUITCTL_THINGS__OPEN_COMMAND", json.dumps([*command[:-1], "ignore"]))
+    monkeypatch.setenv("FRUITCTL_THINGS__CONFIRM_SECONDS", "0.2")
+    silent = bootstrap.build()
+    try:
+        tokens = TokenStore(secrets_dir(silent))
+        filed = silent.gateway.invoke("create_todo", {"title": "Lost"}, Actor("agent", "claude"))
+        proposal = filed.output["proposalId"]
+        browser = Browser(create_app(silent, tokens=tokens))
+        assert browser.sign_in(tokens.issue("admin", 3600, "alice")[0]).status_code == 303
+        token = browser.csrf(f"/ui/proposals/{proposal}")
+        done = browser.post(f"/ui/proposals/{proposal}/approve", {"csrf": token})
+        assert done.headers["location"].endswith("?done=unconfirmed")
+        assert "Approved and sent, but not confirmed" in browser.get(done.headers["location"]).text
+    finally:
+        silent.close()

@@ -28,6 +28,8 @@ from fruitctl.transports.http.ui.session import Sessions, SignInError, same_orig
 DONE = {
     "approved": "Approved and executed.",
     "partly": "Approved and executed in part: the items listed below failed.",
+    "unconfirmed": "Approved and sent, but not confirmed: the app did not show the change in "
+    "time. Check it there before approving anything like it again.",
     "rejected": "Rejected: nothing was changed.",
     "undo": "Filed the undo as a new proposal: approve it to apply.",
 }
@@ -152,6 +154,8 @@ class Pages:
         result = decided.get("result")
         if action == "approve" and isinstance(result, dict) and result.get("failed"):
             done = "partly"
+        elif action == "approve" and isinstance(result, dict) and result.get("confirmed") is False:
+            done = "unconfirmed"
         return RedirectResponse(f"/ui/proposals/{proposal_id}?done={done}", 303)
 
     # -- rendering -----------------------------------------------------------------------------
