@@ -9,7 +9,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from things_fixture import ThingsFixture, build
+from things_fixture import AUTH_TOKEN, ThingsFixture, build
 from typer.testing import CliRunner
 
 from fruitctl import bootstrap
@@ -252,3 +252,23 @@ def test_things_allowlists_bind_agents_not_the_person(
         app.close()
     own = cli("things", "create", "--title", "Mine, in the Inbox", "--json")
     assert own.exit_code == 0, own.output  # the person's own call is not bound
+
+
+def test_the_auth_token_is_nowhere_but_in_the_url(
+    things: ThingsFixture, writable: Path, home: Path
+) -> None:
+    app = bootstrap.build()
+    try:
+        change = {"id": "todo-inbox", "title": "Sorted"}
+        proposal = app.gateway.invoke("update_todo", change, AGENT).output["proposalId"]
+    finally:
+        app.close()
+    approved = cli("proposals", "approve", proposal, "--json")
+    assert approved.exit_code == 0, approved.output
+    assert AUTH_TOKEN in writable.read_text()  # Things got it ...
+    shown = cli("proposals", "show", proposal, "--json").stdout + cli("audit", "--json").stdout
+    assert "Sorted" in shown and "todo-inbox" in shown  # the proposal and its audit trail
+    assert AUTH_TOKEN not in shown + approved.stdout  # ... and nothing fruitctl keeps has it
+    for path in home.rglob("*"):
+        if path.is_file():
+            assert AUTH_TOKEN.encode() not in path.read_bytes(), path
