@@ -46,6 +46,21 @@ def test_each_view_as_the_app_shows_it(things: ThingsDatabase) -> None:
     assert ids(things, "logbook") == ["todo-done", "todo-canceled"]  # newest first
 
 
+def test_an_overdue_deadline_the_person_dismissed_stays_out_of_today(
+    fixture: ThingsFixture, things: ThingsDatabase
+) -> None:
+    with fixture.connect() as db:
+        db.execute(
+            "UPDATE TMTask SET deadlineSuppressionDate = ? WHERE uuid = 'todo-overdue'",
+            (packed(TODAY),),
+        )
+    assert "todo-overdue" not in ids(things, "today")
+    assert "todo-overdue" in ids(things, "anytime")
+    with fixture.connect() as db:  # a Things without the column: deadlines are not suppressed
+        db.execute("ALTER TABLE TMTask DROP COLUMN deadlineSuppressionDate")
+    assert "todo-overdue" in ids(things, "today")
+
+
 def test_trashed_todos_and_those_of_trashed_projects_never_appear(things: ThingsDatabase) -> None:
     everything = ids(things, None)
     assert len(everything) == 10

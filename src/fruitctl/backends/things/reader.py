@@ -82,8 +82,14 @@ WHERE t.trashed = 0 AND COALESCE(h.trashed, 0) = 0 AND COALESCE(p.trashed, 0) = 
 _TASK_COLUMNS = """
 t.uuid, t.title, t.notes, t.status, t.start, t.startDate, t.deadline, t.stopDate,
 t.creationDate, t.userModificationDate, t.area, COALESCE(t.project, h.project), t.heading,
-t."index", t.todayIndex, p.area
+t."index", t.todayIndex, p.area, {suppressed}
 """
+SUPPRESSED = "deadlineSuppressionDate"  # not in every version: read where it exists
+
+
+def _task_columns(db: sqlite3.Connection) -> str:
+    have = {row[1] for row in db.execute("PRAGMA table_info(TMTask)")}
+    return _TASK_COLUMNS.format(suppressed=f"t.{SUPPRESSED}" if SUPPRESSED in have else "NULL")
 
 
 class ThingsDatabase:
@@ -97,7 +103,8 @@ class ThingsDatabase:
     def todos(self, today: date, view: ThingsView | None = None) -> list[ToDo]:
         """Every to-do outside the Trash, in the order the app shows ``view`` (all when None)."""
         with self._connection() as db:
-            rows = db.execute(f"SELECT {_TASK_COLUMNS} {_VISIBLE} AND t.type = ?", (TODO,))
+            columns = _task_columns(db)
+            rows = db.execute(f"SELECT {columns} {_VISIBLE} AND t.type = ?", (TODO,))
             found = _Rows(db, rows.fetchall()).todos(today)
         if view is not None:
             found = [t for t in found if t.view == view]
@@ -107,7 +114,8 @@ class ThingsDatabase:
         """One to-do by id; one in the Trash too (its ``view`` is None)."""
         with self._connection() as db:
             row = db.execute(
-                f"SELECT {_TASK_COLUMNS} FROM TMTask t LEFT JOIN TMTask h ON h.uuid = t.heading "
+                f"SELECT {_task_columns(db)} FROM TMTask t "
+                "LEFT JOIN TMTask h ON h.uuid = t.heading "
                 "LEFT JOIN TMTask p ON p.uuid = COALESCE(t.project, h.project) "
                 "WHERE t.uuid = ? AND t.type = ?",
                 (todo_id, TODO),
@@ -222,13 +230,13 @@ class _Rows:
         (uuid, title, notes, status, start, start_date, deadline, stop, created, modified) = row[
             :10
         ]
-        area, project, heading, _, _, project_area = row[10:]
+        area, project, heading, _, _, project_area, suppressed = row[10:]
         return ToDo(
             id=uuid,
             title=title or "",
             notes=notes or None,
             status=STATUSES.get(status, "open"),
-            view=_view(status, start, start_date, deadline, today),
+            view=_view(status, start, start_date, None if suppressed else deadline, today),
             startDate=_day(start_date),
             deadline=_day(deadline),
             tags=tuple(self.tags.get(uuid, ())),
