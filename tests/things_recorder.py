@@ -5,6 +5,7 @@ Mode ``ignore`` records only (a Things that never acts), ``fail`` exits 1."""
 
 from __future__ import annotations
 
+import json
 import sqlite3
 import sys
 import time
@@ -23,26 +24,35 @@ def main(database: str, log: str, mode: str, url: str) -> int:
     assert parts.scheme == "things" and parts.netloc == "", url
     params = dict(parse_qsl(parts.query, keep_blank_values=True, strict_parsing=True))
     with sqlite3.connect(database) as db:
-        if parts.path == "/add":
-            now = time.time()
-            db.execute(
-                "INSERT INTO TMTask (uuid, type, status, trashed, title, notes, start, "
-                'creationDate, userModificationDate, project, area, "index", todayIndex) '
-                "VALUES (?, 0, 0, 0, ?, ?, ?, ?, ?, ?, ?, 0, 0)",
-                (
-                    uuid.uuid4().hex,
-                    params["title"],
-                    params.get("notes", ""),
-                    0 if "list-id" not in params and "when" not in params else 1,
-                    now,
-                    now,
-                    params.get("list-id") if params.get("list-id", "").startswith("proj") else None,
-                    params.get("list-id") if params.get("list-id", "").startswith("area") else None,
-                ),
-            )
+        if parts.path == "/json":
+            for item in json.loads(params["data"]):
+                assert item["type"] == "to-do", item
+                _add(db, {k: v for k, v in item["attributes"].items() if isinstance(v, str)})
+        elif parts.path == "/add":
+            _add(db, params)
         elif parts.path == "/update":
             _update(db, params)
     return 0
+
+
+def _add(db: sqlite3.Connection, params: dict[str, str]) -> None:
+    now = time.time()
+    home = params.get("list-id", "")
+    db.execute(
+        "INSERT INTO TMTask (uuid, type, status, trashed, title, notes, start, "
+        'creationDate, userModificationDate, project, area, "index", todayIndex) '
+        "VALUES (?, 0, 0, 0, ?, ?, ?, ?, ?, ?, ?, 0, 0)",
+        (
+            uuid.uuid4().hex,
+            params["title"],
+            params.get("notes", ""),
+            0 if not home and "when" not in params else 1,
+            now,
+            now,
+            home if home.startswith("proj") else None,
+            home if home.startswith("area") else None,
+        ),
+    )
 
 
 def _update(db: sqlite3.Connection, params: dict[str, str]) -> None:

@@ -239,6 +239,10 @@ class ThingsWrites(Protocol):
 
     def create(self, new: NewToDo) -> Sent: ...
 
+    def create_many(self, items: Sequence[NewToDo]) -> list[Sent]:
+        """All of ``items`` in one go; one ``Sent`` each, in order."""
+        ...
+
     def update(self, todo_id: str, changes: ToDoChanges) -> Sent: ...
 
 

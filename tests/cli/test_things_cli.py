@@ -272,3 +272,33 @@ def test_the_auth_token_is_nowhere_but_in_the_url(
     for path in home.rglob("*"):
         if path.is_file():
             assert AUTH_TOKEN.encode() not in path.read_bytes(), path
+
+
+def test_an_agents_batch_files_what_can_work_and_adds_it_on_approval(
+    things: ThingsFixture, writable: Path
+) -> None:
+    todos = [
+        {"title": "Tape", "when": "today"},
+        {"title": "x", "project": "Garden"},
+        {"title": "Labels", "project": "Move house", "tags": ["Home"]},
+    ]
+    app = bootstrap.build()
+    try:
+        pending = app.gateway.invoke("create_todos", {"todos": todos}, AGENT)
+        assert pending.success and pending.metadata.get("pending"), pending.error
+        assert pending.output["failed"] == [
+            {
+                "index": 1,
+                "error": "No project found with name: 'Garden'. Available projects: Move house.",
+            }
+        ]
+        proposal = pending.output["proposalId"]
+        none = app.gateway.invoke("create_todos", {"todos": [todos[1]]}, AGENT)
+        assert none.error_code == "not_found"
+    finally:
+        app.close()
+    approved = json.loads(cli("proposals", "approve", proposal, "--json").stdout)
+    assert approved["status"] == "EXECUTED"
+    assert approved["result"]["status"] == "confirmed"
+    assert [t["title"] for t in approved["result"]["todos"]] == ["Tape", "Labels"]
+    assert len(writable.read_text().splitlines()) == 1  # one launch for the batch

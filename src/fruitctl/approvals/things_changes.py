@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from fruitctl.domain.errors import FruitctlError
+from fruitctl.domain.errors import FruitctlError, NotFound
 from fruitctl.tools.context import ToolContext
 from fruitctl.tools.model import Args, Change, Snapshot
 
@@ -74,6 +74,47 @@ CREATE_TODO = Change(
     lambda a, b, r: None,
     _create_diff,
     _create_resolve,
+)
+
+
+# -- create_todos ----------------------------------------------------------------------------
+
+
+def _titles(items: list[Args]) -> str:
+    names = ", ".join(f"'{i.get('title', '?')}'" for i in items[:3])
+    return names + (f" and {len(items) - 3} more" if len(items) > 3 else "")
+
+
+def _batch_summary(args: Args, ctx: ToolContext) -> str:
+    items = args["todos"]
+    return f"Add {len(items)} to-do{'s' if len(items) != 1 else ''} to Things: {_titles(items)}"
+
+
+def _batch_diff(args: Args, before: Snapshot) -> list[dict[str, Any]]:
+    return [
+        {"target": f"new to-do {n + 1}", "field": key, "before": None, "after": value}
+        for n, item in enumerate(args["todos"])
+        for key, value in item.items()
+    ]
+
+
+def _batch_resolve(args: Args, ctx: ToolContext) -> tuple[Args, list[dict[str, Any]]]:
+    failed = ctx.things.precheck_create_many(args)
+    bad = {item["index"] for item in failed}
+    kept = [item for n, item in enumerate(args["todos"]) if n not in bad]
+    if not kept:
+        messages = dict.fromkeys(str(item["error"]) for item in failed)
+        raise NotFound(" ".join(messages), failed=failed)
+    return {**args, "todos": kept}, failed
+
+
+CREATE_TODOS = Change(
+    _batch_summary,
+    lambda a, c: {},
+    lambda b, c: {},
+    lambda a, b, r: None,
+    _batch_diff,
+    _batch_resolve,
 )
 
 

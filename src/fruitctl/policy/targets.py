@@ -158,3 +158,12 @@ PATHS_WRITE = TargetRule(path_check(for_write=True), "everyone")
 REMINDER_LISTS = TargetRule(reminder_lists_check, "agents")
 CALENDARS = TargetRule(calendars_check, "agents")
 THINGS = TargetRule(things_check, "agents")
+
+
+def things_batch_check(args: Any, rules: ToolRules, ctx: ToolContext) -> None:
+    """``things_check`` for every to-do of a batch."""
+    for item in args.todos:
+        things_check(item, rules, ctx)
+
+
+THINGS_BATCH = TargetRule(things_batch_check, "agents")

@@ -58,6 +58,12 @@ class CreateToDo(Input):
     heading: str | None = Field(None, description="A heading's title in the project")
 
 
+class CreateToDos(Input):
+    todos: list[CreateToDo] = Field(
+        min_length=1, max_length=50, description="The to-dos to add (1-50), each as create_todo"
+    )
+
+
 class UpdateToDo(Input):
     id: str = Field(description="To-do id")
     title: str | None = Field(None, min_length=1, max_length=4000, description="New title")
@@ -141,6 +147,49 @@ class ThingsService:
         backend, writer = self._require(), self._writer_or_refusal()
         new = self._new(backend, args)
         return _outcome(writer.create(new), f"'{new.title}'", self._confirm_seconds)
+
+    def precheck_create_many(self, args: dict[str, Any]) -> list[dict[str, Any]]:
+        """The items of a batch that cannot work, as ``{"index", "error"}``."""
+        backend = self._require()
+        parsed = parse_input(CreateToDos, args, "create")
+        return self._sorted(backend, parsed.todos)[1]
+
+    def create_todos(self, args: CreateToDos) -> dict[str, Any]:
+        """Several to-dos in one launch; those that cannot work are answered in ``failed``."""
+        backend, writer = self._require(), self._writer_or_refusal()
+        workable, failed = self._sorted(backend, args.todos)
+        if not workable:
+            raise NotFound(" ".join(dict.fromkeys(str(f["error"]) for f in failed)), failed=failed)
+        sent = writer.create_many([new for _, new in workable])
+        result: dict[str, Any] = {
+            "status": "confirmed" if all(s.confirmed for s in sent) else "sent",
+            "todos": [s.todo.to_wire() for s in sent if s.todo is not None],
+        }
+        lost = [
+            f"'{new.title}'" for (_, new), s in zip(workable, sent, strict=True) if not s.confirmed
+        ]
+        if lost:
+            result["confirmed"] = False
+            why = f"not seen in Things within {self._confirm_seconds:g} s"
+            result["message"] = (
+                f"Sent {len(sent)} to-dos to Things; {', '.join(lost)} {why}. "
+                "Check Things before sending them again."
+            )
+        if failed:
+            result["failed"] = failed
+        return result
+
+    def _sorted(
+        self, backend: ThingsBackend, items: Sequence[CreateToDo]
+    ) -> tuple[list[tuple[int, NewToDo]], list[dict[str, Any]]]:
+        workable: list[tuple[int, NewToDo]] = []
+        failed: list[dict[str, Any]] = []
+        for index, item in enumerate(items):
+            try:
+                workable.append((index, self._new(backend, item)))
+            except (InvalidParams, NotFound) as exc:
+                failed.append({"index": index, "error": exc.message})
+        return workable, failed
 
     def _new(self, backend: ThingsBackend, args: CreateToDo) -> NewToDo:
         return NewToDo(
@@ -271,6 +320,7 @@ __all__ = [
     "VIEWS",
     "CompleteToDo",
     "CreateToDo",
+    "CreateToDos",
     "GetToDo",
     "NoArgs",
     "QueryToDos",

@@ -5,6 +5,7 @@ or does not (sent, not confirmed)."""
 
 from __future__ import annotations
 
+import json
 import sys
 from pathlib import Path
 from urllib.parse import parse_qsl, urlsplit
@@ -44,7 +45,7 @@ def writer(
     return ThingsWriter(ThingsDatabase(fixture.path), command, seconds)
 
 
-def sent(log: Path) -> list[tuple[str, dict[str, str]]]:
+def sent_urls(log: Path) -> list[tuple[str, dict[str, str]]]:
     found = []
     for line in log.read_text(encoding="utf-8").splitlines():
         parts = urlsplit(line)
@@ -74,7 +75,7 @@ def test_a_create_is_confirmed_when_the_new_todo_appears(
     done = writer(fixture, log).create(new)
     assert done.confirmed and done.todo is not None
     assert done.todo.title == "Milk & eggs" and done.todo.project is not None
-    ((path, params),) = sent(log)
+    ((path, params),) = sent_urls(log)
     assert path == "/add"
     assert params == {
         "title": "Milk & eggs",
@@ -105,7 +106,7 @@ def test_an_update_carries_the_token_and_is_confirmed(
         "completed",
         "logbook",
     )
-    ((path, params),) = sent(log)
+    ((path, params),) = sent_urls(log)
     assert (
         path == "/update" and params["auth-token"] == AUTH_TOKEN and params["completed"] == "true"
     )
@@ -136,3 +137,32 @@ def test_a_launch_that_fails_says_so_without_the_url(
 def test_without_an_open_command_writes_are_unsupported(fixture: ThingsFixture) -> None:
     with pytest.raises(Unsupported, match="open_command"):
         ThingsWriter(ThingsDatabase(fixture.path), []).create(NewToDo(title="x"))
+
+
+def test_a_batch_is_one_launch_and_each_todo_is_confirmed(
+    fixture: ThingsFixture, tmp_path: Path
+) -> None:
+    log = tmp_path / "urls.log"
+    items = [
+        NewToDo(title=CORPUS[0]),
+        NewToDo(title="Label boxes", list_id="proj-move"),
+        NewToDo(title=CORPUS[0], checklist=("a", "b")),
+    ]
+    sent = writer(fixture, log).create_many(items)
+    assert [s.confirmed for s in sent] == [True, True, True]
+    assert len({s.todo.id for s in sent if s.todo}) == 3  # the same title twice: two to-dos
+    ((path, params),) = sent_urls(log)
+    assert path == "/json"
+    data = json.loads(params["data"])
+    assert data[2] == {
+        "type": "to-do",
+        "attributes": {
+            "title": "Milk & eggs",
+            "checklist-items": [
+                {"type": "checklist-item", "attributes": {"title": "a"}},
+                {"type": "checklist-item", "attributes": {"title": "b"}},
+            ],
+        },
+    }
+    lost = writer(fixture, log, "ignore", seconds=0.2).create_many([NewToDo(title="x")])
+    assert [(s.confirmed, s.todo) for s in lost] == [(False, None)]

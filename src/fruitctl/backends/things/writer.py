@@ -11,6 +11,7 @@ nothing of it - the update's auth token least of all - in an error or a log line
 
 from __future__ import annotations
 
+import json
 import subprocess
 import time
 from collections.abc import Callable, Sequence
@@ -73,6 +74,32 @@ class ThingsWriter:
 
         return self._confirmed(landed, params)
 
+    def create_many(self, items: Sequence[NewToDo]) -> list[Sent]:
+        """Several to-dos in one launch (Things' ``json`` command), each confirmed on its own."""
+        self._require()
+        data = [{"type": "to-do", "attributes": _attributes(new)} for new in items]
+        before = {t.id for t in self._db.todos(self._today())}
+        started = self._clock()
+        params: dict[str, Value | Secret] = {"data": json.dumps(data, ensure_ascii=False)}
+        self._launch("json", params)
+        found: dict[int, ToDo] = {}
+
+        def all_landed() -> bool:
+            taken = {todo.id for todo in found.values()}
+            for todo in self._db.todos(self._today()):
+                if todo.id in before or todo.id in taken:
+                    continue
+                for index, new in enumerate(items):
+                    if index not in found and _is_new(todo, new, started):
+                        found[index] = todo
+                        taken.add(todo.id)
+                        break
+            return len(found) == len(items)
+
+        waited = self._wait(all_landed)
+        names = tuple(sorted(params))
+        return [Sent(found.get(i), i in found, waited, names) for i in range(len(items))]
+
     def update(self, todo_id: str, changes: ToDoChanges) -> Sent:
         self._require()
         token = self._db.auth_token()
@@ -132,16 +159,44 @@ class ThingsWriter:
     def _confirmed(
         self, landed: Callable[[], ToDo | None], params: dict[str, Value | Secret]
     ) -> Sent:
-        started = self._clock()
-        names = tuple(sorted(params))
-        while True:
+        seen: list[ToDo] = []
+
+        def done() -> bool:
             found = landed()
-            waited = round(self._clock() - started, 3)
             if found is not None:
-                return Sent(found, True, waited, names)
+                seen.append(found)
+            return found is not None
+
+        waited = self._wait(done)
+        names = tuple(sorted(params))
+        return Sent(seen[0], True, waited, names) if seen else Sent(None, False, waited, names)
+
+    def _wait(self, done: Callable[[], bool]) -> float:
+        """Poll ``done`` until it holds or ``confirm_seconds`` pass; the seconds waited."""
+        started = self._clock()
+        while True:
+            if done():
+                return round(self._clock() - started, 3)
+            waited = round(self._clock() - started, 3)
             if waited >= self._confirm:
-                return Sent(None, False, waited, names)
+                return waited
             self._sleep(POLL_SECONDS)
+
+
+def _attributes(new: NewToDo) -> dict[str, object]:
+    """A to-do of Things' ``json`` command: its attributes, the ones given only."""
+    checklist = [{"type": "checklist-item", "attributes": {"title": t}} for t in new.checklist]
+    given: dict[str, object] = {
+        "title": new.title,
+        "notes": new.notes,
+        "when": new.when,
+        "deadline": None if new.deadline is None else new.deadline.isoformat(),
+        "tags": list(new.tags) or None,
+        "checklist-items": checklist or None,
+        "list-id": new.list_id,
+        "heading": new.heading,
+    }
+    return {key: value for key, value in given.items() if value is not None}
 
 
 def _is_new(todo: ToDo, new: NewToDo, started: float) -> bool:

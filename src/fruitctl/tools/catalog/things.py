@@ -7,7 +7,7 @@ from __future__ import annotations
 from typing import Any
 
 from fruitctl.approvals import things_changes as changes
-from fruitctl.policy.targets import THINGS
+from fruitctl.policy.targets import THINGS, THINGS_BATCH
 from fruitctl.services import things as inputs
 from fruitctl.services.inputs import parse
 from fruitctl.tools.context import ToolContext
@@ -89,6 +89,29 @@ def create_todo(args: inputs.CreateToDo, ctx: ToolContext) -> Any:
 @tool(
     category="pim_write",
     risk="medium",
+    title="Add Things to-dos",
+    parse=parse,
+    change=changes.CREATE_TODOS,
+    targets=(THINGS_BATCH,),
+)
+def create_todos(args: inputs.CreateToDos, ctx: ToolContext) -> Any:
+    """Add several to-dos to Things at once (1-50), each as create_todo takes it, sent in one
+    go (Things' json command). Items that cannot work (an unknown project, area or tag) are
+    answered in "failed" with their index; the rest are added.
+
+    Example: {"todos": [{"title": "Buy tape", "when": "today"}, {"title": "Label boxes",
+    "project": "Move house"}]}
+
+    Answers {"status": "confirmed", "todos": [...]} once Things shows them all, or {"status":
+    "sent", "confirmed": false, "todos": [those seen], "message"}; plus "failed" when some
+    could not be sent.
+    """
+    return ctx.things.create_todos(args)
+
+
+@tool(
+    category="pim_write",
+    risk="medium",
     title="Update a Things to-do",
     parse=parse,
     change=changes.UPDATE_TODO,
@@ -136,6 +159,7 @@ TOOLS = [
     list_areas,
     list_tags,
     create_todo,
+    create_todos,
     update_todo,
     complete_todo,
 ]
