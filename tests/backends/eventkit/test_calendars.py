@@ -4,7 +4,7 @@ EventKit's failures and permission as fruitctl's errors."""
 
 from __future__ import annotations
 
-from datetime import UTC, date, datetime, timedelta
+from datetime import UTC, date, datetime, timedelta, timezone
 from typing import Any
 from zoneinfo import ZoneInfo
 
@@ -144,6 +144,52 @@ def test_a_new_timed_event_keeps_its_zone(backend: EventKitCalendars, fake: Fake
     )
     assert fake.events_by_id[made.id].timezone == "Europe/Rome"
     assert made.startAt == "2026-07-01T09:00:00+02:00" and made.location == "Via Roma 1"
+
+
+def test_a_time_with_a_bare_offset_keeps_its_instant_in_utc_never_floating(
+    backend: EventKitCalendars, fake: FakeEventKit
+) -> None:
+    for start in (START, datetime(2026, 3, 2, 14, 0, tzinfo=timezone(timedelta(hours=6)))):
+        made = backend.create_event(NewEvent(home(fake), "Call", start, start + timedelta(hours=1)))
+        assert fake.events_by_id[made.id].timezone == "UTC"
+        assert (made.startAt, made.timezone) == ("2026-03-02T08:00:00+00:00", "UTC")
+    write = last_save(fake)[0]
+    assert list(write.fields).index("timezone") < list(write.fields).index("start")
+
+
+def test_a_series_switches_between_all_day_and_timed_through_its_own_id(
+    backend: EventKitCalendars, fake: FakeEventKit
+) -> None:
+    made = backend.create_event(
+        NewEvent(home(fake), "Bins", date(2026, 3, 2), date(2026, 3, 3), recurrence="FREQ=DAILY")
+    )
+    timed = backend.update_event(
+        made.id, {"startAt": datetime(2026, 3, 2, 7, 0, tzinfo=ROME)}, "series"
+    )
+    assert (timed.startAt, timed.endAt, timed.allDay, timed.timezone) == (
+        "2026-03-02T07:00:00+01:00",
+        "2026-03-02T08:00:00+01:00",
+        False,
+        "Europe/Rome",
+    )
+    back = backend.update_event(made.id, {"startAt": date(2026, 3, 3)}, "series")
+    assert (back.startAt, back.endAt, back.allDay, back.timezone) == (
+        "2026-03-03",
+        "2026-03-04",
+        True,
+        None,
+    )
+
+
+@pytest.mark.parametrize("scope", ["occurrence", "series"])
+def test_an_occurrence_id_cannot_switch_between_all_day_and_timed(
+    backend: EventKitCalendars, fake: FakeEventKit, scope: Any
+) -> None:
+    standup(fake, count=3)
+    with pytest.raises(InvalidParams, match="change it through its series id") as caught:
+        backend.update_event("series-1@20260303T080000Z", {"startAt": date(2026, 3, 3)}, scope)
+    assert caught.value.details["field"] == "startAt"
+    assert not any(name == "save_event" for name, _ in fake.calls)
 
 
 def test_one_occurrence_changes_alone_and_the_series_changes_whole(

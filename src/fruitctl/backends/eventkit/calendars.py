@@ -117,27 +117,19 @@ class EventKitCalendars:
         self._access.require(ENTITY)
         raw, key = self._locate(event_id)
         self._writable(raw.calendar_id)
-        one = key is not None and scope == "occurrence"
-        if one and ("recurrence" in changes or "calendarId" in changes):
-            field = "recurrence" if "recurrence" in changes else "calendarId"
-            raise InvalidParams(
-                f"'{field}' belongs to the whole series: use scope 'series' to change it.",
-                field=field,
-            )
-        if key is None and scope == "occurrence" and mapping.is_series(raw):
-            raise _series_needs_scope(event_id, "change")
+        _check_change(event_id, raw, key, changes, scope)
         if "calendarId" in changes:
             self._writable(changes["calendarId"])
+        one = key is not None and scope == "occurrence"
         if one:
             write = EventWrite(raw.id, raw.occurrence, mapping.change_fields(changes, raw))
-            future = False
         else:
             series = self._series(raw)
-            fields = mapping.change_fields(_shifted(changes, raw, series), series)
+            through = raw if key is not None else None
+            fields = mapping.change_fields(_shifted(changes, through, series), series)
             write = EventWrite(series.id, series.occurrence, fields)
-            future = True
         with translated("save the event"):
-            saved = self._port.save_event(write, future)
+            saved = self._port.save_event(write, not one)
         return mapping.to_event(saved, self._names().get(saved.calendar_id, ""), as_series=not one)
 
     def delete_event(self, event_id: str, scope: EventScope) -> None:
@@ -211,10 +203,32 @@ class EventKitCalendars:
             raise PermissionDenied(f"Calendar '{calendar.title}' is read-only.")
 
 
-def _shifted(changes: EventChanges, occurrence: RawEvent, series: RawEvent) -> EventChanges:
-    """Changes given through one occurrence for the whole series: a new start or end moves
-    the series by the step that occurrence takes."""
-    if occurrence is series or not ({"startAt", "endAt"} & set(changes)):
+def _check_change(
+    event_id: str, raw: RawEvent, key: str | None, changes: EventChanges, scope: EventScope
+) -> None:
+    """``InvalidParams`` for what ``CalendarBackend.update_event`` refuses, and for switching
+    between all-day and timed through an occurrence id (its key would name it no more)."""
+    if key is None:
+        if scope == "occurrence" and mapping.is_series(raw):
+            raise _series_needs_scope(event_id, "change")
+        return
+    for field in ("recurrence", "calendarId"):
+        if scope == "occurrence" and field in changes:
+            raise InvalidParams(
+                f"'{field}' belongs to the whole series: use scope 'series' to change it.",
+                field=field,
+            )
+    if "startAt" in changes and isinstance(changes["startAt"], datetime) == raw.all_day:
+        raise InvalidParams(
+            "To switch a series between all-day and timed, change it through its series id.",
+            field="startAt",
+        )
+
+
+def _shifted(changes: EventChanges, occurrence: RawEvent | None, series: RawEvent) -> EventChanges:
+    """Changes given through one occurrence (``None``: through the series' own id) for the
+    whole series: a new start or end moves the series by the step that occurrence takes."""
+    if occurrence is None or not ({"startAt", "endAt"} & set(changes)):
         return changes
     moved: dict[str, Any] = dict(changes)
     here_start, here_end = mapping.span(occurrence)

@@ -1,6 +1,8 @@
 """Events between EventKit's plain values (``values.py``) and fruitctl's domain: pure functions.
 
-- A timed event reads in its own zone (``timeZone``), a floating one in the host zone.
+- A timed event reads in its own zone (``timeZone``), a floating one in the host zone. One
+  written here is never floating (EventKit would move it with the Mac's zone): it keeps the
+  zone asked for, its start's own, or - for a bare offset - UTC, as the other backends do.
 - An all-day event is dates with an exclusive end, as everywhere in fruitctl. EventKit keeps it
   floating, from local midnight of its first day to the last second of its last day; the end is
   read as "the day after the last second" so either way EventKit answers, the date is right.
@@ -102,14 +104,19 @@ def moment_fields(start: date | datetime, end: date | datetime) -> dict[str, Any
     return {"start": start, "end": end, "all_day": False}
 
 
+def zone_name(moment: datetime) -> str:
+    """The zone a timed event written at ``moment`` keeps: its own named zone, else UTC (a
+    bare offset names no zone; UTC keeps the instant)."""
+    key = getattr(moment.tzinfo, "key", None)
+    return key if isinstance(key, str) else "UTC"
+
+
 def new_fields(new: NewEvent) -> dict[str, Any]:
-    fields: dict[str, Any] = {
-        "calendar_id": new.calendar_id,
-        "title": new.title,
-        **moment_fields(new.start, new.end),
-    }
+    fields: dict[str, Any] = {"calendar_id": new.calendar_id, "title": new.title}
     if isinstance(new.start, datetime):
-        fields["timezone"] = new.timezone or getattr(new.start.tzinfo, "key", None)
+        # Before the dates: whatever EventKit does to them on a zone change, ours are last.
+        fields["timezone"] = new.timezone or zone_name(new.start)
+    fields.update(moment_fields(new.start, new.end))
     for name in ("location", "notes", "url"):
         value = getattr(new, name)
         if value is not None:
@@ -145,6 +152,8 @@ def change_fields(changes: EventChanges, current: RawEvent) -> dict[str, Any]:
             isinstance(new_start, datetime) and new_end == new_start
         ):
             raise InvalidParams("'endAt' must be after 'startAt'.", field="endAt")
+        if current.all_day and isinstance(new_start, datetime) and "timezone" not in changes:
+            fields["timezone"] = zone_name(new_start)  # all-day events are floating
         fields.update(moment_fields(new_start, new_end))
     if "recurrence" in changes:
         text = changes["recurrence"]
