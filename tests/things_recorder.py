@@ -30,20 +30,31 @@ def main(database: str, log: str, mode: str, url: str) -> int:
                 _add(db, {k: v for k, v in item["attributes"].items() if isinstance(v, str)})
         elif parts.path == "/add":
             _add(db, params)
-        elif parts.path == "/update":
+        elif parts.path == "/add-project":
+            _add(db, {**params, "list-id": ""}, kind=1)
+            project = db.execute("SELECT uuid FROM TMTask ORDER BY rowid DESC").fetchone()[0]
+            for title in params.get("to-dos", "").splitlines():
+                _add(db, {"title": title, "list-id": project})
+        elif parts.path in ("/update", "/update-project"):
             _update(db, params)
     return 0
 
 
-def _add(db: sqlite3.Connection, params: dict[str, str]) -> None:
+def _packed(day: str) -> int:
+    year, month, date_ = (int(part) for part in day.split("-"))
+    return year << 16 | month << 12 | date_ << 7
+
+
+def _add(db: sqlite3.Connection, params: dict[str, str], kind: int = 0) -> None:
     now = time.time()
-    home = params.get("list-id", "")
+    home = params.get("list-id") or params.get("area-id", "")
     db.execute(
         "INSERT INTO TMTask (uuid, type, status, trashed, title, notes, start, "
         'creationDate, userModificationDate, project, area, "index", todayIndex) '
-        "VALUES (?, 0, 0, 0, ?, ?, ?, ?, ?, ?, ?, 0, 0)",
+        "VALUES (?, ?, 0, 0, ?, ?, ?, ?, ?, ?, ?, 0, 0)",
         (
-            uuid.uuid4().hex,
+            ("proj-" if kind == 1 else "") + uuid.uuid4().hex,
+            kind,
             params["title"],
             params.get("notes", ""),
             0 if not home and "when" not in params else 1,
@@ -60,6 +71,11 @@ def _update(db: sqlite3.Connection, params: dict[str, str]) -> None:
     if params.get("auth-token") != token:
         return  # Things ignores an update without the right token
     fields = {"title": params.get("title"), "notes": params.get("notes")}
+    if "deadline" in params:
+        db.execute(
+            "UPDATE TMTask SET deadline = ? WHERE uuid = ?",
+            (_packed(params["deadline"]) if params["deadline"] else None, params["id"]),
+        )
     for name, value in fields.items():
         if value is not None:
             db.execute(f"UPDATE TMTask SET {name} = ? WHERE uuid = ?", (value, params["id"]))

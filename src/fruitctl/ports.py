@@ -234,6 +234,37 @@ class Sent:
     """The parameter names sent (never their values)."""
 
 
+@dataclass(frozen=True)
+class NewProject:
+    title: str
+    notes: str | None = None
+    when: str | None = None
+    deadline: date | None = None
+    tags: tuple[str, ...] = ()
+    area_id: str | None = None
+    todos: tuple[str, ...] = ()
+    """Titles of to-dos to add to it."""
+
+
+class ProjectChanges(TypedDict, total=False):
+    title: str
+    notes: str
+    when: str
+    deadline: date | None
+    tags: tuple[str, ...]
+    status: str
+    """``completed``, ``canceled`` or ``open``."""
+
+
+@dataclass(frozen=True)
+class SentProject:
+    """A project write launched: the project as read back, ``confirmed`` when seen."""
+
+    project: Project | None
+    confirmed: bool
+    waited: float = 0.0
+
+
 class ThingsWrites(Protocol):
     """Writes to Things, each confirmed (or not) by reading the store back."""
 
@@ -244,6 +275,10 @@ class ThingsWrites(Protocol):
         ...
 
     def update(self, todo_id: str, changes: ToDoChanges) -> Sent: ...
+
+    def create_project(self, new: NewProject) -> SentProject: ...
+
+    def update_project(self, project_id: str, changes: ProjectChanges) -> SentProject: ...
 
 
 class ThingsBackend(Protocol):
@@ -259,6 +294,10 @@ class ThingsBackend(Protocol):
         ...
 
     def projects(self) -> list[Project]: ...
+
+    def project(self, project_id: str) -> Project:
+        """One project outside the Trash, or ``NotFound``."""
+        ...
 
     def areas(self) -> list[Area]: ...
 

@@ -302,3 +302,28 @@ def test_an_agents_batch_files_what_can_work_and_adds_it_on_approval(
     assert approved["result"]["status"] == "confirmed"
     assert [t["title"] for t in approved["result"]["todos"]] == ["Tape", "Labels"]
     assert len(writable.read_text().splitlines()) == 1  # one launch for the batch
+
+
+def test_an_agents_project_writes_are_proposals_with_undo(
+    things: ThingsFixture, writable: Path
+) -> None:
+    app = bootstrap.build()
+    try:
+        args = {"title": "Garden", "area": "home", "todos": ["Dig"]}
+        made = app.gateway.invoke("create_project", args, AGENT)
+        assert made.success and made.metadata.get("pending"), made.error
+        unknown = app.gateway.invoke("create_project", {"title": "x", "area": "Shed"}, AGENT)
+        assert "No area found with name: 'Shed'. Available areas: Home, Work." in (
+            unknown.error or ""
+        )
+        change = {"id": "proj-move", "status": "completed"}
+        done = app.gateway.invoke("update_project", change, AGENT).output["proposalId"]
+    finally:
+        app.close()
+    created = json.loads(cli("proposals", "approve", made.output["proposalId"], "--json").stdout)
+    assert created["result"]["project"]["title"] == "Garden"
+    assert cli("proposals", "approve", done).exit_code == 0
+    assert title_of(things, "proj-move") == ("Move house", 3)
+    undo = json.loads(cli("proposals", "undo", done, "--json").stdout)
+    assert cli("proposals", "approve", undo["proposalId"]).exit_code == 0
+    assert title_of(things, "proj-move") == ("Move house", 0)

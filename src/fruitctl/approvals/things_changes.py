@@ -3,8 +3,8 @@
 The snapshot of an update or a completion is the to-do as it is when the agent asks; if Things
 shows it different when the person approves, the proposal is a conflict. Undo puts back what
 Things' URL scheme can set again: the title, notes, deadline and tags, and the status (a
-completed or canceled to-do can be opened again). A created to-do has no undo: the scheme cannot
-delete (cancel it instead).
+completed or canceled to-do or project can be opened again). A created to-do or project has no
+undo: the scheme cannot delete (cancel it instead).
 """
 
 from __future__ import annotations
@@ -195,6 +195,78 @@ def _complete_diff(args: Args, before: Snapshot) -> list[dict[str, Any]]:
 
 COMPLETE_TODO = Change(
     _complete_summary, _snapshot, _current, _complete_inverse, _complete_diff, _resolve
+)
+
+
+# -- create_project / update_project ---------------------------------------------------------
+
+
+def _project(project_id: str, ctx: ToolContext) -> dict[str, Any] | None:
+    try:
+        found = ctx.things.project_view(project_id)
+    except FruitctlError:
+        return None
+    found.pop("openCount", None)  # moves as its to-dos are done, not a change to the project
+    return found
+
+
+def _project_snapshot(args: Args, ctx: ToolContext) -> Snapshot:
+    return {str(args["id"]): _project(str(args["id"]), ctx)}
+
+
+def _project_current(before: Snapshot, ctx: ToolContext) -> Snapshot:
+    return {key: _project(key, ctx) for key in before}
+
+
+def _new_project_summary(args: Args, ctx: ToolContext) -> str:
+    where = f" in {args['area']}" if args.get("area") else ""
+    todos = f" with {len(args['todos'])} to-dos" if args.get("todos") else ""
+    return f"Add project '{args['title']}'{where}{todos} to Things"
+
+
+def _new_project_resolve(args: Args, ctx: ToolContext) -> tuple[Args, list[dict[str, Any]]]:
+    ctx.things.check_project(args)
+    return args, []
+
+
+def _project_summary(args: Args, ctx: ToolContext) -> str:
+    project_id, old = _old(_project_snapshot(args, ctx))
+    fields = ", ".join(sorted(set(args) - {"id"})) or "nothing"
+    return f"Change {fields} of project '{(old or {}).get('title', project_id)}' in Things"
+
+
+def _project_inverse(args: Args, before: Snapshot, result: Any) -> dict[str, Any] | None:
+    project_id, old = _old(before)
+    if old is None or not _confirmed(result):
+        return None
+    restore: dict[str, Any] = {"id": project_id}
+    for key in (*_RESTORED, "status"):
+        if key in args:
+            value = old.get(key)
+            restore[key] = value if value is not None else ("" if key != "tags" else [])
+    return {"tool": "update_project", "args": restore} if len(restore) > 1 else None
+
+
+def _project_resolve(args: Args, ctx: ToolContext) -> tuple[Args, list[dict[str, Any]]]:
+    ctx.things.project_view(str(args["id"]))
+    return args, []
+
+
+CREATE_PROJECT = Change(
+    _new_project_summary,
+    lambda a, c: {},
+    lambda b, c: {},
+    lambda a, b, r: None,
+    _create_diff,
+    _new_project_resolve,
+)
+UPDATE_PROJECT = Change(
+    _project_summary,
+    _project_snapshot,
+    _project_current,
+    _project_inverse,
+    _update_diff,
+    _project_resolve,
 )
 
 

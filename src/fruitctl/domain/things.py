@@ -76,10 +76,16 @@ class Project(BaseModel):
 
     id: str
     title: str
+    notes: str | None = None
     status: ToDoStatus = "open"
     area: Ref | None = None
     tags: tuple[str, ...] = ()
+    startDate: str | None = None
+    deadline: str | None = None
     openCount: int = 0
+    creationDate: str | None = None
+    modificationDate: str | None = None
+    completionDate: str | None = None
 
     def to_wire(self) -> dict[str, Any]:
         return {**self.model_dump(), "tags": list(self.tags)}

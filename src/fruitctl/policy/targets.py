@@ -167,3 +167,32 @@ def things_batch_check(args: Any, rules: ToolRules, ctx: ToolContext) -> None:
 
 
 THINGS_BATCH = TargetRule(things_batch_check, "agents")
+
+
+def things_project_check(args: Any, rules: ToolRules, ctx: ToolContext) -> None:
+    """A project write: the project (by its title, for a new one) must be in
+    ``allowlist.things.projects`` when set, a new one's area in ``.areas``, its tags in
+    ``.tags``."""
+    projects = ctx.settings.get("allowlist.things.projects")
+    areas = ctx.settings.get("allowlist.things.areas")
+    tags = ctx.settings.get("allowlist.things.tags")
+    project_id = getattr(args, "id", None)
+    if project_id is not None:
+        try:
+            title = str(ctx.things.project_view(project_id)["title"])
+        except NotFound:
+            return  # the service reports an unknown id itself
+    else:
+        title = str(args.title)
+        if areas is not None and getattr(args, "area", None) is not None:
+            things_check(args, rules, ctx)  # the area it is added to
+    if projects is not None and title.casefold() not in {n.casefold() for n in projects}:
+        raise ListNotAllowed(f"Writes to Things project '{title}' are not permitted.", list=title)
+    if tags is not None:
+        allowed = {n.casefold() for n in tags}
+        for tag in getattr(args, "tags", None) or ():
+            if tag.casefold() not in allowed:
+                raise ListNotAllowed(f"Things tag '{tag}' is not permitted.", tag=tag)
+
+
+THINGS_PROJECTS = TargetRule(things_project_check, "agents")

@@ -15,7 +15,16 @@ from pydantic import Field
 
 from fruitctl.domain.errors import InvalidParams, NotFound, Unsupported
 from fruitctl.domain.things import VIEWS, ThingsView, ToDo
-from fruitctl.ports import NewToDo, Sent, ThingsBackend, ThingsWrites, ToDoChanges
+from fruitctl.ports import (
+    NewProject,
+    NewToDo,
+    ProjectChanges,
+    Sent,
+    SentProject,
+    ThingsBackend,
+    ThingsWrites,
+    ToDoChanges,
+)
 from fruitctl.services.inputs import Input
 from fruitctl.services.inputs import parse as parse_input
 
@@ -71,6 +80,30 @@ class UpdateToDo(Input):
     when: str | None = Field(None, description=f"Reschedule: {WHEN}")
     deadline: str | None = Field(None, description="New deadline YYYY-MM-DD ('' clears)")
     tags: list[str] | None = Field(None, description="The tags it has afterwards")
+
+
+class CreateProject(Input):
+    title: str = Field(min_length=1, max_length=4000, description="The project's title")
+    notes: str | None = Field(None, max_length=100_000, description="Notes")
+    when: str | None = Field(None, description=f"When to start it: {WHEN}")
+    deadline: str | None = Field(None, description="Deadline, a date YYYY-MM-DD")
+    tags: list[str] = Field(default_factory=list, description="Tag names (they must exist)")
+    area: str | None = Field(None, description="Area (name, any case, or id)")
+    todos: list[str] = Field(
+        default_factory=list, max_length=100, description="Titles of to-dos to add to it"
+    )
+
+
+class UpdateProject(Input):
+    id: str = Field(description="Project id")
+    title: str | None = Field(None, min_length=1, max_length=4000, description="New title")
+    notes: str | None = Field(None, max_length=100_000, description="New notes ('' clears)")
+    when: str | None = Field(None, description=f"Reschedule: {WHEN}")
+    deadline: str | None = Field(None, description="New deadline YYYY-MM-DD ('' clears)")
+    tags: list[str] | None = Field(None, description="The tags it has afterwards")
+    status: Literal["open", "completed", "canceled"] | None = Field(
+        None, description="Complete, cancel or reopen the project"
+    )
 
 
 class CompleteToDo(Input):
@@ -179,6 +212,53 @@ class ThingsService:
             result["failed"] = failed
         return result
 
+    def project_view(self, project_id: str) -> dict[str, Any]:
+        """One project as wire data (for proposals' snapshots)."""
+        return self._require().project(project_id).to_wire()
+
+    def check_project(self, args: dict[str, Any]) -> None:
+        """What a new project checks before anything is sent (area, tags, dates)."""
+        self._new_project(self._require(), parse_input(CreateProject, args, "create"))
+
+    def create_project(self, args: CreateProject) -> dict[str, Any]:
+        backend, writer = self._require(), self._writer_or_refusal()
+        sent = writer.create_project(self._new_project(backend, args))
+        return _project_outcome(sent, f"project '{args.title}'", self._confirm_seconds)
+
+    def update_project(self, args: UpdateProject) -> dict[str, Any]:
+        backend, writer = self._require(), self._writer_or_refusal()
+        current = backend.project(args.id)
+        changes: ProjectChanges = {}
+        if args.title is not None:
+            changes["title"] = _one_line("title", args.title)
+        if args.notes is not None:
+            changes["notes"] = args.notes
+        if args.when is not None:
+            changes["when"] = str(_when(args.when))
+        if args.deadline is not None:
+            changes["deadline"] = _date("deadline", args.deadline) if args.deadline else None
+        if args.tags is not None:
+            changes["tags"] = _tags(backend, args.tags)
+        if args.status is not None:
+            changes["status"] = args.status
+        if not changes:
+            raise InvalidParams(
+                "Nothing to change: give title, notes, when, deadline, tags or status."
+            )
+        sent = writer.update_project(current.id, changes)
+        return _project_outcome(sent, f"project '{current.title}'", self._confirm_seconds)
+
+    def _new_project(self, backend: ThingsBackend, args: CreateProject) -> NewProject:
+        return NewProject(
+            title=_one_line("title", args.title),
+            notes=args.notes,
+            when=_when(args.when),
+            deadline=_date("deadline", args.deadline),
+            tags=_tags(backend, args.tags),
+            area_id=self._home(backend, None, args.area),
+            todos=tuple(_one_line("todos", title) for title in args.todos),
+        )
+
     def _sorted(
         self, backend: ThingsBackend, items: Sequence[CreateToDo]
     ) -> tuple[list[tuple[int, NewToDo]], list[dict[str, Any]]]:
@@ -276,6 +356,17 @@ def _outcome(sent: Sent, what: str, seconds: float) -> dict[str, Any]:
     }
 
 
+def _project_outcome(sent: SentProject, what: str, seconds: float) -> dict[str, Any]:
+    if sent.confirmed and sent.project is not None:
+        return {"status": "confirmed", "project": sent.project.to_wire()}
+    why = f"not seen in Things within {seconds:g} s" if seconds else "confirmation is off"
+    return {
+        "status": "sent",
+        "confirmed": False,
+        "message": f"Sent {what} to Things; {why}. Check Things before sending it again.",
+    }
+
+
 def _one_line(field: str, text: str) -> str:
     if "\n" in text or "\r" in text:
         raise InvalidParams(f"'{field}' must be one line.", field=field)
@@ -319,6 +410,7 @@ def _named(items: Sequence[Named], wanted: str, kind: str, plural: str) -> Named
 __all__ = [
     "VIEWS",
     "CompleteToDo",
+    "CreateProject",
     "CreateToDo",
     "CreateToDos",
     "GetToDo",
@@ -326,5 +418,6 @@ __all__ = [
     "QueryToDos",
     "ThingsService",
     "ThingsView",
+    "UpdateProject",
     "UpdateToDo",
 ]

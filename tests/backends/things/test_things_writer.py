@@ -17,7 +17,7 @@ from fruitctl.backends.things import ThingsDatabase
 from fruitctl.backends.things.urls import Secret, things_url
 from fruitctl.backends.things.writer import ThingsWriter
 from fruitctl.domain.errors import BackendUnavailable, PermissionDenied, Unsupported
-from fruitctl.ports import NewToDo
+from fruitctl.ports import NewProject, NewToDo
 
 RECORDER = str(Path(__file__).parents[2] / "things_recorder.py")
 CORPUS = [
@@ -166,3 +166,32 @@ def test_a_batch_is_one_launch_and_each_todo_is_confirmed(
     }
     lost = writer(fixture, log, "ignore", seconds=0.2).create_many([NewToDo(title="x")])
     assert [(s.confirmed, s.todo) for s in lost] == [(False, None)]
+
+
+def test_a_project_is_added_with_its_todos_and_changed(
+    fixture: ThingsFixture, tmp_path: Path
+) -> None:
+    log = tmp_path / "urls.log"
+    things = writer(fixture, log)
+    made = things.create_project(
+        NewProject(title="Garden", area_id="area-home", todos=("Dig", "Plant & water"))
+    )
+    assert made.confirmed and made.project is not None
+    assert (made.project.title, made.project.openCount) == ("Garden", 2)
+    assert made.project.area is not None and made.project.area.title == "Home"
+    ((path, params),) = sent_urls(log)
+    assert (path, params["to-dos"], params["area-id"]) == (
+        "/add-project",
+        "Dig\nPlant & water",
+        "area-home",
+    )
+
+    changed = things.update_project(made.project.id, {"title": "Garden 2026", "deadline": None})
+    assert changed.confirmed and changed.project is not None
+    assert changed.project.title == "Garden 2026"
+    path, params = sent_urls(log)[-1]
+    assert (
+        path == "/update-project"
+        and params["deadline"] == ""
+        and params["auth-token"] == AUTH_TOKEN
+    )

@@ -127,14 +127,26 @@ class ThingsDatabase:
         return found if visible else found.model_copy(update={"view": None})
 
     def projects(self) -> list[Project]:
+        """Projects outside the Trash, in the app's order."""
+        return self._projects("t.trashed = 0")
+
+    def project(self, project_id: str) -> Project:
+        """One project (outside the Trash), or ``NotFound``."""
+        found = self._projects("t.trashed = 0 AND t.uuid = ?", (project_id,))
+        if not found:
+            raise NotFound(f"No project found with ID: '{project_id}'.")
+        return found[0]
+
+    def _projects(self, where: str, params: tuple[str, ...] = ()) -> list[Project]:
         with self._connection() as db:
             rows = db.execute(
-                "SELECT t.uuid, t.title, t.status, t.area, "
+                "SELECT t.uuid, t.title, t.notes, t.status, t.area, t.startDate, t.deadline, "
+                "t.creationDate, t.userModificationDate, t.stopDate, "
                 "(SELECT COUNT(*) FROM TMTask c LEFT JOIN TMTask ch ON ch.uuid = c.heading "
                 " WHERE COALESCE(c.project, ch.project) = t.uuid AND c.type = 0 "
                 " AND c.status = 0 AND c.trashed = 0) "
-                'FROM TMTask t WHERE t.type = ? AND t.trashed = 0 ORDER BY t."index"',
-                (PROJECT,),
+                f'FROM TMTask t WHERE t.type = {PROJECT} AND {where} ORDER BY t."index"',
+                params,
             ).fetchall()
             areas = _titles(db, "TMArea")
             tags = _tags_of(db, "TMTaskTag", "tasks", [r[0] for r in rows])
@@ -142,12 +154,30 @@ class ThingsDatabase:
             Project(
                 id=uuid,
                 title=title or "",
+                notes=notes or None,
                 status=STATUSES.get(status, "open"),
                 area=_ref(area, areas),
                 tags=tuple(tags.get(uuid, ())),
+                startDate=_day(start_date),
+                deadline=_day(deadline),
                 openCount=count,
+                creationDate=_moment(created),
+                modificationDate=_moment(modified),
+                completionDate=_moment(stop) if status in (CANCELED, COMPLETED) else None,
             )
-            for uuid, title, status, area, count in rows
+            for (
+                uuid,
+                title,
+                notes,
+                status,
+                area,
+                start_date,
+                deadline,
+                created,
+                modified,
+                stop,
+                count,
+            ) in rows
         ]
 
     def areas(self) -> list[Area]:

@@ -20,8 +20,15 @@ from datetime import date, datetime, timedelta
 from fruitctl.backends.things.reader import ThingsDatabase
 from fruitctl.backends.things.urls import Command, Secret, Value, things_url
 from fruitctl.domain.errors import BackendUnavailable, Unsupported
-from fruitctl.domain.things import ToDo
-from fruitctl.ports import NewToDo, Sent, ToDoChanges
+from fruitctl.domain.things import Project, ToDo
+from fruitctl.ports import (
+    NewProject,
+    NewToDo,
+    ProjectChanges,
+    Sent,
+    SentProject,
+    ToDoChanges,
+)
 
 LAUNCH_SECONDS = 15.0
 POLL_SECONDS = 0.1
@@ -102,26 +109,7 @@ class ThingsWriter:
 
     def update(self, todo_id: str, changes: ToDoChanges) -> Sent:
         self._require()
-        token = self._db.auth_token()
-        params: dict[str, Value | Secret] = {"id": todo_id, "auth-token": token}
-        if "title" in changes:
-            params["title"] = changes["title"]
-        if "notes" in changes:
-            params["notes"] = changes["notes"]
-        if "when" in changes:
-            params["when"] = changes["when"]
-        if "deadline" in changes:
-            deadline = changes["deadline"]
-            params["deadline"] = "" if deadline is None else deadline.isoformat()
-        if "tags" in changes:
-            params["tags"] = list(changes["tags"])
-        status = changes.get("status")
-        if status == "completed":
-            params["completed"] = True
-        elif status == "canceled":
-            params["canceled"] = True
-        elif status == "open":
-            params["completed"] = False
+        params = self._update_params(todo_id, changes)
         self._launch("update", params)
 
         def landed() -> ToDo | None:
@@ -130,7 +118,70 @@ class ThingsWriter:
 
         return self._confirmed(landed, params)
 
+    def create_project(self, new: NewProject) -> SentProject:
+        self._require()
+        params: dict[str, Value | Secret] = {
+            "title": new.title,
+            "notes": new.notes,
+            "when": new.when,
+            "deadline": None if new.deadline is None else new.deadline.isoformat(),
+            "tags": new.tags or None,
+            "area-id": new.area_id,
+            "to-dos": new.todos or None,
+        }
+        before = {p.id for p in self._db.projects()}
+        self._launch("add-project", params)
+        seen: list[Project] = []
+
+        def landed() -> bool:
+            seen[:] = [
+                p for p in self._db.projects() if p.id not in before and p.title == new.title
+            ]
+            return bool(seen)
+
+        waited = self._wait(landed)
+        return SentProject(seen[0] if seen else None, bool(seen), waited)
+
+    def update_project(self, project_id: str, changes: ProjectChanges) -> SentProject:
+        self._require()
+        params = self._update_params(project_id, changes)
+        self._launch("update-project", params)
+        seen: list[Project] = []
+
+        def landed() -> bool:
+            project = self._db.project(project_id)
+            if _project_matches(project, changes):
+                seen.append(project)
+            return bool(seen)
+
+        waited = self._wait(landed)
+        return SentProject(seen[0] if seen else None, bool(seen), waited)
+
     # -- helpers ---------------------------------------------------------------------------------
+
+    def _update_params(
+        self, item_id: str, changes: ToDoChanges | ProjectChanges
+    ) -> dict[str, Value | Secret]:
+        """``update``/``update-project`` parameters: the id, Things' token, the changes."""
+        params: dict[str, Value | Secret] = {"id": item_id, "auth-token": self._db.auth_token()}
+        given: dict[str, object] = dict(changes)
+        for name in ("title", "notes", "when"):
+            if name in given:
+                params[name] = str(given[name])
+        if "deadline" in given:
+            deadline = given["deadline"]
+            params["deadline"] = "" if deadline is None else str(deadline)
+        tags = given.get("tags")
+        if isinstance(tags, tuple | list):
+            params["tags"] = [str(tag) for tag in tags]
+        status = given.get("status")
+        if status == "completed":
+            params["completed"] = True
+        elif status == "canceled":
+            params["canceled"] = True
+        elif status == "open":
+            params["completed"] = False
+        return params
 
     def _require(self) -> None:
         if not self._command:
@@ -181,6 +232,19 @@ class ThingsWriter:
             if waited >= self._confirm:
                 return waited
             self._sleep(POLL_SECONDS)
+
+
+def _project_matches(project: Project, changes: ProjectChanges) -> bool:
+    deadline = changes.get("deadline")
+    checks = [
+        "title" not in changes or project.title == changes["title"],
+        "notes" not in changes or (project.notes or "") == changes["notes"],
+        "deadline" not in changes
+        or project.deadline == (None if deadline is None else str(deadline)),
+        "tags" not in changes or set(project.tags) == set(changes["tags"]),
+        "status" not in changes or project.status == changes["status"],
+    ]
+    return all(checks)
 
 
 def _attributes(new: NewToDo) -> dict[str, object]:

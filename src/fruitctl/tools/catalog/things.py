@@ -7,7 +7,7 @@ from __future__ import annotations
 from typing import Any
 
 from fruitctl.approvals import things_changes as changes
-from fruitctl.policy.targets import THINGS, THINGS_BATCH
+from fruitctl.policy.targets import THINGS, THINGS_BATCH, THINGS_PROJECTS
 from fruitctl.services import things as inputs
 from fruitctl.services.inputs import parse
 from fruitctl.tools.context import ToolContext
@@ -152,6 +152,49 @@ def complete_todo(args: inputs.CompleteToDo, ctx: ToolContext) -> Any:
     return ctx.things.complete_todo(args)
 
 
+@tool(
+    category="pim_write",
+    risk="medium",
+    title="Add a Things project",
+    parse=parse,
+    change=changes.CREATE_PROJECT,
+    targets=(THINGS_PROJECTS,),
+)
+def create_project(args: inputs.CreateProject, ctx: ToolContext) -> Any:
+    """Add a project to Things, with to-dos in it if given.
+
+    title is required. area: a name (any case) or id. when: today, tomorrow, evening, anytime,
+    someday or YYYY-MM-DD. deadline: YYYY-MM-DD. tags: existing tag names. todos: titles of
+    to-dos to add to it.
+
+    Example: {"title": "Move house", "area": "Home", "todos": ["Book the van", "Buy boxes"]}
+
+    Answers {"status": "confirmed", "project": {...}} once Things shows it, or {"status":
+    "sent", "confirmed": false, "message"} when it did not show in time.
+    """
+    return ctx.things.create_project(args)
+
+
+@tool(
+    category="pim_write",
+    risk="medium",
+    title="Update a Things project",
+    parse=parse,
+    change=changes.UPDATE_PROJECT,
+    targets=(THINGS_PROJECTS,),
+)
+def update_project(args: inputs.UpdateProject, ctx: ToolContext) -> Any:
+    """Change a Things project; only the fields given change. notes or deadline '' clears it;
+    tags: the tags it has afterwards; status: completed, canceled or open.
+
+    Example: {"id": "...", "deadline": "2026-04-30"} · {"id": "...", "status": "completed"}
+
+    Answers {"status": "confirmed", "project": {...}} once Things shows the change, or
+    {"status": "sent", "confirmed": false, "message"}.
+    """
+    return ctx.things.update_project(args)
+
+
 TOOLS = [
     query_todos,
     get_todo,
@@ -162,4 +205,6 @@ TOOLS = [
     create_todos,
     update_todo,
     complete_todo,
+    create_project,
+    update_project,
 ]
