@@ -71,6 +71,16 @@ def _update(db: sqlite3.Connection, params: dict[str, str]) -> None:
     if params.get("auth-token") != token:
         return  # Things ignores an update without the right token
     fields = {"title": params.get("title"), "notes": params.get("notes")}
+    home = params.get("list-id", "")
+    if home:
+        db.execute(
+            "UPDATE TMTask SET project = ?, area = ?, heading = NULL WHERE uuid = ?",
+            (
+                home if home.startswith("proj") else None,
+                home if home.startswith("area") else None,
+                params["id"],
+            ),
+        )
     if "deadline" in params:
         db.execute(
             "UPDATE TMTask SET deadline = ? WHERE uuid = ?",

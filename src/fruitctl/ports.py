@@ -219,6 +219,8 @@ class ToDoChanges(TypedDict, total=False):
     when: str
     deadline: date | None
     tags: tuple[str, ...]
+    list_id: str
+    """Move it to this project or area."""
     status: str
     """``completed``, ``canceled`` or ``open``."""
 

@@ -327,3 +327,30 @@ def test_an_agents_project_writes_are_proposals_with_undo(
     undo = json.loads(cli("proposals", "undo", done, "--json").stdout)
     assert cli("proposals", "approve", undo["proposalId"]).exit_code == 0
     assert title_of(things, "proj-move") == ("Move house", 0)
+
+
+def test_a_todo_moves_to_another_project_or_area_and_back_on_undo(
+    things: ThingsFixture, writable: Path
+) -> None:
+    moved = cli("things", "update", "todo-today", "--project", "Move house", "--json")
+    assert moved.exit_code == 0, moved.output
+    assert json.loads(moved.stdout)["todo"]["project"]["title"] == "Move house"
+    assert "list-id=proj-move" in writable.read_text().splitlines()[-1]
+    app = bootstrap.build()
+    try:
+        back = app.gateway.invoke("update_todo", {"id": "todo-today", "area": "Work"}, AGENT)
+        proposal = back.output["proposalId"]
+        assert cli("config", "set", "allowlist.things.projects", "Move house").exit_code == 0
+        away = app.gateway.invoke("update_todo", {"id": "todo-today", "area": "Work"}, AGENT)
+        assert away.error == "Writes to Things area 'Work' are not permitted."  # the destination
+    finally:
+        app.close()
+    assert cli("config", "unset", "allowlist.things.projects").exit_code == 0
+    done = json.loads(cli("proposals", "approve", proposal, "--json").stdout)
+    assert done["result"]["todo"]["area"]["title"] == "Work"
+    assert done["result"]["todo"]["project"] is None
+    undo = json.loads(cli("proposals", "undo", proposal, "--json").stdout)
+    assert cli("proposals", "approve", undo["proposalId"]).exit_code == 0
+    assert json.loads(cli("things", "get", "todo-today", "--json").stdout)["project"]["id"] == (
+        "proj-move"
+    )

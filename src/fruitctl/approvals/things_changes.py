@@ -16,6 +16,7 @@ from fruitctl.tools.context import ToolContext
 from fruitctl.tools.model import Args, Change, Snapshot
 
 _RESTORED = ("title", "notes", "deadline", "tags")
+_HOMES = ("project", "area")  # a move: undone by moving it back where it was
 
 
 def _todo(todo_id: str, ctx: ToolContext) -> dict[str, Any] | None:
@@ -136,6 +137,11 @@ def _update_inverse(args: Args, before: Snapshot, result: Any) -> dict[str, Any]
         if key in args:
             value = old.get(key)
             restore[key] = value if value is not None else ("" if key != "tags" else [])
+    if any(key in args for key in _HOMES):
+        home = old.get("project") or old.get("area")
+        if home is None:
+            return None  # it was in the Inbox: the scheme cannot move it back there
+        restore["project" if old.get("project") else "area"] = home["id"]
     return {"tool": "update_todo", "args": restore} if len(restore) > 1 else None
 
 

@@ -118,10 +118,20 @@ def update_command(
     when: Annotated[str | None, typer.Option(help=WHEN_HELP)] = None,
     deadline: Annotated[str | None, typer.Option(help="New deadline ('' clears).")] = None,
     tag: Annotated[list[str] | None, typer.Option(help="The tags afterwards (repeat).")] = None,
+    project: Annotated[str | None, typer.Option(help="Move it to this project.")] = None,
+    area: Annotated[str | None, typer.Option(help="Move it to this area.")] = None,
     as_json: JsonOption = False,
 ) -> None:
     """Change a to-do; only the options given change."""
-    given = {"title": title, "notes": notes, "when": when, "deadline": deadline, "tags": tag}
+    given = {
+        "title": title,
+        "notes": notes,
+        "when": when,
+        "deadline": deadline,
+        "tags": tag,
+        "project": project,
+        "area": area,
+    }
     args = {"id": todo_id, **{k: v for k, v in given.items() if v is not None}}
     run(as_json, lambda: services(as_json).call("update_todo", args), _show_written)
 

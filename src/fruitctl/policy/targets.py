@@ -117,16 +117,29 @@ def things_check(args: Any, rules: ToolRules, ctx: ToolContext) -> None:
     areas = ctx.settings.get("allowlist.things.areas")
     tags = ctx.settings.get("allowlist.things.tags")
     if projects is not None or areas is not None:
-        kind, name = _things_home(args, ctx)
-        allowed = {"project": projects, "area": areas}.get(kind)
-        if allowed is None or name.casefold() not in {n.casefold() for n in allowed}:
-            where = f"Things {kind} '{name}'" if kind != "inbox" else "the Things Inbox"
-            raise ListNotAllowed(f"Writes to {where} are not permitted.", list=name or "Inbox")
+        homes = [_things_home(args, ctx)]
+        if getattr(args, "id", None) is not None and (
+            getattr(args, "project", None) is not None or getattr(args, "area", None) is not None
+        ):  # a move: where it goes, too
+            homes.append(_things_home(_Destination(args), ctx))
+        for kind, name in homes:
+            allowed = {"project": projects, "area": areas}.get(kind)
+            if allowed is None or name.casefold() not in {n.casefold() for n in allowed}:
+                where = f"Things {kind} '{name}'" if kind != "inbox" else "the Things Inbox"
+                raise ListNotAllowed(f"Writes to {where} are not permitted.", list=name or "Inbox")
     if tags is not None:
         allowed_tags = {n.casefold() for n in tags}
         for tag in getattr(args, "tags", None) or ():
             if tag.casefold() not in allowed_tags:
                 raise ListNotAllowed(f"Things tag '{tag}' is not permitted.", tag=tag)
+
+
+class _Destination:
+    """An update's destination (its project or area), as a create's arguments name one."""
+
+    def __init__(self, args: Any) -> None:
+        self.project = getattr(args, "project", None)
+        self.area = getattr(args, "area", None)
 
 
 def _things_home(args: Any, ctx: ToolContext) -> tuple[str, str]:

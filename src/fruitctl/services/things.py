@@ -80,6 +80,8 @@ class UpdateToDo(Input):
     when: str | None = Field(None, description=f"Reschedule: {WHEN}")
     deadline: str | None = Field(None, description="New deadline YYYY-MM-DD ('' clears)")
     tags: list[str] | None = Field(None, description="The tags it has afterwards")
+    project: str | None = Field(None, description="Move it to this project (name or id)")
+    area: str | None = Field(None, description="Move it to this area (name or id)")
 
 
 class CreateProject(Input):
@@ -297,8 +299,13 @@ class ThingsService:
             changes["deadline"] = _date("deadline", args.deadline) if args.deadline else None
         if args.tags is not None:
             changes["tags"] = _tags(backend, args.tags)
+        home = self._home(backend, args.project, args.area)
+        if home is not None:
+            changes["list_id"] = home
         if not changes:
-            raise InvalidParams("Nothing to change: give title, notes, when, deadline or tags.")
+            raise InvalidParams(
+                "Nothing to change: give title, notes, when, deadline, tags, project or area."
+            )
         return _outcome(
             writer.update(current.id, changes), f"'{current.title}'", self._confirm_seconds
         )

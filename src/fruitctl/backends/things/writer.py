@@ -171,6 +171,8 @@ class ThingsWriter:
         if "deadline" in given:
             deadline = given["deadline"]
             params["deadline"] = "" if deadline is None else str(deadline)
+        if "list_id" in given:
+            params["list-id"] = str(given["list_id"])
         tags = given.get("tags")
         if isinstance(tags, tuple | list):
             params["tags"] = [str(tag) for tag in tags]
@@ -283,6 +285,8 @@ def _matches(todo: ToDo, changes: ToDoChanges, today: date) -> bool:
         "tags" not in changes or set(todo.tags) == set(changes["tags"]),
         "status" not in changes or todo.status == changes["status"],
         "when" not in changes or _scheduled(todo, changes["when"], today),
+        "list_id" not in changes
+        or changes["list_id"] in {ref.id for ref in (todo.project, todo.area) if ref is not None},
     ]
     return all(checks)
 
