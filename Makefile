@@ -54,6 +54,7 @@ bench: setup
 	$(BIN)/python benchmarks/http_api.py
 	$(BIN)/python benchmarks/socket_rpc.py
 	$(BIN)/python benchmarks/caldav_sync.py
+	$(BIN)/python benchmarks/things_reads.py
 
 clean:
 	rm -rf $(VENV) .pytest_cache .mypy_cache .ruff_cache $(INSPECTOR_DIR)/node_modules

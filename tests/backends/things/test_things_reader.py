@@ -12,7 +12,7 @@ from things_fixture import TODAY, ThingsFixture, build, packed
 
 from fruitctl.backends.things import ThingsDatabase, default_database
 from fruitctl.domain.errors import BackendUnavailable, NotFound
-from fruitctl.domain.things import pack_date, unpack_date
+from fruitctl.domain.things import VIEWS, pack_date, unpack_date
 
 
 @pytest.fixture
@@ -59,6 +59,18 @@ def test_an_overdue_deadline_the_person_dismissed_stays_out_of_today(
     with fixture.connect() as db:  # a Things without the column: deadlines are not suppressed
         db.execute("ALTER TABLE TMTask DROP COLUMN deadlineSuppressionDate")
     assert "todo-overdue" in ids(things, "today")
+
+
+@pytest.mark.parametrize("when", [-3, 0, 3], ids=["3 days ago", "today", "in 3 days"])
+def test_each_views_sql_gives_what_the_apps_rule_gives(things: ThingsDatabase, when: int) -> None:
+    # The view's SQL only narrows what is read; the rule the app follows decides. Whatever the
+    # day, the two must agree with reading everything and sorting it by that rule.
+    day = TODAY + timedelta(days=when)
+    everything = things.todos(day)
+    for view in VIEWS:
+        assert sorted(t.id for t in things.todos(day, view)) == sorted(
+            t.id for t in everything if t.view == view
+        ), view
 
 
 def test_trashed_todos_and_those_of_trashed_projects_never_appear(things: ThingsDatabase) -> None:

@@ -43,6 +43,7 @@ OPEN, CANCELED, COMPLETED = 0, 2, 3
 INBOX, ANYTIME, SOMEDAY = 0, 1, 2
 STATUSES: dict[int, ToDoStatus] = {OPEN: "open", CANCELED: "canceled", COMPLETED: "completed"}
 BUSY_MS = 500
+FEW = 200  # ids looked up one by one below this; the whole table read above it
 PACKED_LIMIT = 10_000 << 16
 
 NEEDED: dict[str, tuple[str, ...]] = {
@@ -84,6 +85,19 @@ t.uuid, t.title, t.notes, t.status, t.start, t.startDate, t.deadline, t.stopDate
 t.creationDate, t.userModificationDate, t.area, COALESCE(t.project, h.project), t.heading,
 t."index", t.todayIndex, p.area, {suppressed}
 """
+# A superset of each view's to-dos, in SQL, so only those rows are read in full ("?" = today).
+VIEW_SQL: dict[str, tuple[str, tuple[str, ...]]] = {
+    "inbox": ("AND t.status = 0 AND t.start = 0", ()),
+    "today": (
+        "AND t.status = 0 AND t.start != 0 AND (t.startDate <= ? OR (t.startDate IS NULL "
+        "AND t.deadline <= ?))",
+        ("now", "now"),
+    ),
+    "upcoming": ("AND t.status = 0 AND t.start != 0 AND t.startDate > ?", ("now",)),
+    "anytime": ("AND t.status = 0 AND t.start = 1 AND t.startDate IS NULL", ()),
+    "someday": ("AND t.status = 0 AND t.start = 2 AND t.startDate IS NULL", ()),
+    "logbook": ("AND t.status IN (2, 3)", ()),
+}
 SUPPRESSED = "deadlineSuppressionDate"  # not in every version: read where it exists
 
 
@@ -102,12 +116,17 @@ class ThingsDatabase:
 
     def todos(self, today: date, view: ThingsView | None = None) -> list[ToDo]:
         """Every to-do outside the Trash, in the order the app shows ``view`` (all when None)."""
+        now = pack_date(today)
+        narrow, params = VIEW_SQL.get(view, ("", ())) if view else ("", ())
         with self._connection() as db:
             columns = _task_columns(db)
-            rows = db.execute(f"SELECT {columns} {_VISIBLE} AND t.type = ?", (TODO,))
-            found = _Rows(db, rows.fetchall()).todos(today)
-        if view is not None:
-            found = [t for t in found if t.view == view]
+            rows = db.execute(
+                f"SELECT {columns} {_VISIBLE} AND t.type = ? {narrow}",
+                (TODO, *(now for _ in params)),
+            ).fetchall()
+            if view is not None:  # the SQL narrows; the app's rule (``_view``) decides
+                rows = [r for r in rows if _view(*_view_columns(r), today) == view]
+            found = _Rows(db, rows).todos(today)
         return _ordered(found, view)
 
     def todo(self, todo_id: str, today: date) -> ToDo:
@@ -257,16 +276,14 @@ class _Rows:
         return [self._todo(row, today) for row in self.rows]
 
     def _todo(self, row: tuple[Any, ...], today: date) -> ToDo:
-        (uuid, title, notes, status, start, start_date, deadline, stop, created, modified) = row[
-            :10
-        ]
-        area, project, heading, _, _, project_area, suppressed = row[10:]
+        uuid, title, notes, status, _, start_date, deadline, stop, created, modified = row[:10]
+        area, project, heading, _, _, project_area, _ = row[10:]
         return ToDo(
             id=uuid,
             title=title or "",
             notes=notes or None,
             status=STATUSES.get(status, "open"),
-            view=_view(status, start, start_date, None if suppressed else deadline, today),
+            view=_view(*_view_columns(row), today),
             startDate=_day(start_date),
             deadline=_day(deadline),
             tags=tuple(self.tags.get(uuid, ())),
@@ -278,6 +295,11 @@ class _Rows:
             modificationDate=_moment(modified),
             completionDate=_moment(stop) if status in (CANCELED, COMPLETED) else None,
         )
+
+
+def _view_columns(row: tuple[Any, ...]) -> tuple[int, int, int | None, int | None]:
+    """``(status, start, startDate, deadline unless suppressed)`` of a task row."""
+    return row[3], row[4], row[5], None if row[16] else row[6]
 
 
 def _view(
@@ -311,30 +333,37 @@ def _titles(db: sqlite3.Connection, table: str, where: str = "1") -> dict[str, s
 def _tags_of(
     db: sqlite3.Connection, link: str, owner: str, ids: Sequence[str]
 ) -> dict[str, list[str]]:
-    found: dict[str, list[str]] = {}
-    if not ids:
-        return found
     query = (
         f"SELECT l.{owner}, g.title FROM {link} l JOIN TMTag g ON g.uuid = l.tags "
-        f'ORDER BY g."index", g.title'
+        f'{{where}} ORDER BY g."index", g.title'
     )
-    wanted = set(ids)
-    for item, title in db.execute(query):
-        if item in wanted:
-            found.setdefault(item, []).append(title or "")
+    found: dict[str, list[str]] = {}
+    for item, title in _owned(db, query, f"l.{owner}", ids):
+        found.setdefault(item, []).append(title or "")
     return found
 
 
 def _checklists(db: sqlite3.Connection, ids: Sequence[str]) -> dict[str, list[ChecklistItem]]:
+    query = 'SELECT task, title, status FROM TMChecklistItem {where} ORDER BY task, "index"'
     found: dict[str, list[ChecklistItem]] = {}
-    wanted = set(ids)
-    query = 'SELECT task, title, status FROM TMChecklistItem ORDER BY task, "index"'
-    for task, title, status in db.execute(query):
-        if task in wanted:
-            found.setdefault(task, []).append(
-                ChecklistItem(title=title or "", done=status in (CANCELED, COMPLETED))
-            )
+    for task, title, status in _owned(db, query, "task", ids):
+        done = status in (CANCELED, COMPLETED)
+        found.setdefault(task, []).append(ChecklistItem(title=title or "", done=done))
     return found
+
+
+def _owned(
+    db: sqlite3.Connection, query: str, column: str, ids: Sequence[str]
+) -> list[tuple[Any, ...]]:
+    """The rows of ``query`` whose ``column`` is one of ``ids``: looked up by id for a few,
+    one pass over the table for many (cheaper than a long IN list)."""
+    if not ids:
+        return []
+    if len(ids) <= FEW:
+        marks = ",".join("?" * len(ids))
+        return db.execute(query.format(where=f"WHERE {column} IN ({marks})"), list(ids)).fetchall()
+    wanted = set(ids)
+    return [row for row in db.execute(query.format(where="")) if row[0] in wanted]
 
 
 def _ref(uuid: str | None, titles: dict[str, str]) -> Ref | None:
