@@ -4,6 +4,7 @@ session.identify, and the error objects (string code + data.jsonrpcCode)."""
 
 from __future__ import annotations
 
+import json
 import re
 from collections.abc import Iterator
 from pathlib import Path
@@ -287,3 +288,50 @@ def test_an_agents_write_fails_fast_item_by_item(rpc: Raw) -> None:
     hopeless = rpc.error("reminders.create", {"reminders": items[1:]})
     assert_error(hopeless, "not_found")
     assert hopeless["message"].startswith("No list found with name: 'Nowhere'.")
+
+
+# -- fruitctl rpc: raw requests without nc or socat ---------------------------------------------
+
+
+def rpc_cli(daemon: Daemon, *args: str, stdin: str | None = None) -> Any:
+    env = {"FRUITCTL_HOME": str(daemon.home)}
+    return runner.invoke(app, ["rpc", *args], env=env, input=stdin)
+
+
+def test_rpc_sends_one_request_and_prints_the_answer(daemon: Daemon) -> None:
+    ping = rpc_cli(daemon, '{"jsonrpc": "2.0", "id": 7, "method": "system.ping"}')
+    assert ping.exit_code == 0, ping.output
+    answer = json.loads(ping.stdout)
+    assert answer["id"] == 7 and answer["result"]["ok"] is True
+
+    envelope = '{"version": "1.0", "request_id": "r1", "tool": "get_lists", "params": {}}'
+    aai = rpc_cli(daemon, "-", stdin=envelope)
+    assert aai.exit_code == 0, aai.output
+    assert json.loads(aai.stdout)["status"] == "success"
+
+    batch = '[{"jsonrpc": "2.0", "id": 1, "method": "system.ping"}, ' + (
+        '{"jsonrpc": "2.0", "method": "system.ping"}]'
+    )
+    assert [a["id"] for a in json.loads(rpc_cli(daemon, batch).stdout)] == [1]
+
+    quiet = rpc_cli(daemon, '{"jsonrpc": "2.0", "method": "system.ping"}')  # a notification
+    assert (quiet.exit_code, quiet.stdout) == (0, "")
+
+
+def test_rpc_says_what_went_wrong(daemon: Daemon) -> None:
+    unknown = rpc_cli(daemon, '{"jsonrpc": "2.0", "id": 1, "method": "no.such"}')
+    assert unknown.exit_code == 1
+    assert json.loads(unknown.stdout)["error"]["code"] == "method_not_found"
+    garbled = rpc_cli(daemon, "{not json")
+    assert garbled.exit_code == 2 and "The request is not JSON" in garbled.stderr
+
+
+def test_rpc_without_a_daemon_says_how_to_start_one() -> None:
+    with short_home() as home:
+        result = runner.invoke(
+            app,
+            ["rpc", '{"jsonrpc": "2.0", "id": 1, "method": "system.ping"}'],
+            env={"FRUITCTL_HOME": str(home)},
+        )
+    assert result.exit_code == 9
+    assert "No fruitctl daemon answers on" in result.stderr and "fruitctl serve" in result.stderr

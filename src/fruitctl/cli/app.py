@@ -44,6 +44,7 @@ COMMANDS: dict[str, str] = {
     "serve": "fruitctl.cli.serve:serve_command",
     "ping": "fruitctl.cli.system:ping_command",
     "info": "fruitctl.cli.system:info_command",
+    "rpc": "fruitctl.cli.system:rpc_command",
     "server": "fruitctl.cli.server:server_app",
     "service": "fruitctl.cli.server:service_app",
     "aai": "fruitctl.cli.aai:aai_app",

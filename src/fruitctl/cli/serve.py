@@ -107,6 +107,7 @@ def _supervise(host: str | None, port: int | None) -> int:
 def _announcer(warnings: list[str]) -> Callable[[str, str | None], None]:
     def announce(socket: str, http_url: str | None) -> None:
         ping = '{"jsonrpc":"2.0","id":1,"method":"system.ping"}'
+        envelope = '{"version":"1.0","request_id":"r1","tool":"get_lists","params":{}}'
         web = (
             f"  HTTP API {http_url} · approval page {http_url}/ui "
             "(sign in with `fruitctl auth token --scope admin`)\n"
@@ -116,8 +117,8 @@ def _announcer(warnings: list[str]) -> Callable[[str, str | None], None]:
         sys.stderr.write(
             f"fruitctl {__version__} serving on unix:{socket} (pid {os.getpid()})\n"
             "  fruitctl ping | info | reminders open | calendar upcoming   (use the daemon)\n"
-            f"  echo '{ping}' | nc -U -q1 {socket}\n"
-            f"  socat - UNIX-CONNECT:{socket}   (one JSON-RPC request or AAI envelope per line)\n"
+            f"  fruitctl rpc '{ping}'\n"
+            f"  fruitctl rpc '{envelope}'   (any JSON-RPC request or AAI envelope)\n"
             f"{web}"
             + "".join(f"  warning: {line}\n" for line in warnings)
             + "Stop with Ctrl-C or `fruitctl server stop`.\n"

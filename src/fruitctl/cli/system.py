@@ -1,4 +1,5 @@
-"""``fruitctl ping`` and ``fruitctl info`` (seed 000): the daemon's health and runtime view.
+"""``fruitctl ping`` and ``fruitctl info`` (seed 000): the daemon's health and runtime view; and
+``fruitctl rpc``, one raw request to the daemon's socket.
 
 With a daemon running they are ``system.ping`` / ``system.info`` over its socket; without one the
 same answers come from this process, which then is the gateway.
@@ -6,12 +7,19 @@ same answers come from this process, which then is the gateway.
 
 from __future__ import annotations
 
+import json
+import sys
 import time
-from typing import Any
+from typing import Annotated, Any
 
+import typer
+
+from fruitctl import config as config_module
 from fruitctl.cli.app import JsonOption, services
-from fruitctl.cli.output import out, run
+from fruitctl.cli.output import out, reporting, run
 from fruitctl.daemon.runner import service_info
+from fruitctl.domain.errors import BackendUnavailable, InvalidParams
+from fruitctl.transports.rpc.client import RpcClient
 from fruitctl.transports.rpc.methods import ping_result
 
 
@@ -68,3 +76,62 @@ def _show_info(info: dict[str, Any]) -> None:
     width = max(len(label) for label, _ in rows)
     for label, value in rows:
         out.print(f"{label.ljust(width)}  {value}", markup=False)
+
+
+def rpc_command(
+    message: Annotated[
+        str,
+        typer.Argument(
+            help="One JSON-RPC 2.0 request (or a batch) or one AAI envelope, as JSON; '-' reads "
+            "it from standard input.",
+            show_default=False,
+        ),
+    ],
+) -> None:
+    """Send one raw request to the daemon's socket and print its answer, as the daemon sent it
+    (no nc or socat needed). Exit 0 for an answer, 1 for an error answer, 9 when no daemon
+    answers."""
+    with reporting(as_json=False):
+        text = sys.stdin.read() if message == "-" else message
+        try:
+            parsed = json.loads(text)
+        except ValueError as exc:
+            raise InvalidParams(f"The request is not JSON: {exc}.") from None
+        if not isinstance(parsed, dict | list):
+            raise InvalidParams("The request must be a JSON object (or a batch: an array).")
+        socket_file = config_module.load().paths.socket_file
+        client = RpcClient.connect(socket_file)
+        if client is None:
+            raise BackendUnavailable(
+                f"No fruitctl daemon answers on {socket_file}: start one with `fruitctl serve` "
+                "(or `make run`)."
+            )
+        try:
+            line = json.dumps(parsed, ensure_ascii=False, separators=(",", ":"))
+            if not _expects_answer(parsed):  # notifications only: the daemon says nothing
+                client.send(line)
+                return
+            answer = client.exchange(line)
+        finally:
+            client.close()
+    sys.stdout.write(answer.decode("utf-8", errors="replace") + "\n")
+    if _is_error(answer):
+        raise typer.Exit(1)
+
+
+def _expects_answer(message: Any) -> bool:
+    """JSON-RPC answers every request with an id (an AAI envelope always); not notifications."""
+    items = message if isinstance(message, list) else [message]
+    return any(not isinstance(m, dict) or "id" in m or "jsonrpc" not in m for m in items)
+
+
+def _is_error(answer: bytes) -> bool:
+    try:
+        parsed = json.loads(answer)
+    except ValueError:
+        return True
+    items = parsed if isinstance(parsed, list) else [parsed]
+    return any(
+        isinstance(item, dict) and ("error" in item or item.get("status") == "error")
+        for item in items
+    )

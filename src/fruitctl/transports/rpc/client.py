@@ -42,6 +42,14 @@ class RpcClient:
             return None
         return cls(sock)
 
+    def send(self, line: str | bytes) -> None:
+        """Send one line and expect nothing back (a notification)."""
+        data = line.encode() if isinstance(line, str) else line
+        try:
+            self._sock.sendall(data.rstrip(b"\n") + b"\n")
+        except OSError as exc:
+            raise BackendUnavailable(f"The daemon stopped answering: {exc.strerror}.") from None
+
     def exchange(self, line: str | bytes) -> bytes:
         """Send one line, return the next line the daemon sends (without its newline)."""
         data = line.encode() if isinstance(line, str) else line
