@@ -29,6 +29,7 @@ from fruitctl.domain.errors import (
     FruitctlError,
     InternalError,
     MethodNotFound,
+    NotFound,
     Timeout,
     Unsupported,
     from_code,
@@ -180,6 +181,35 @@ class Gateway:
         if decision.verdict == "deny":
             return self._blocked(call, decision)
         return self._proposed(call, tool, parsed, None, undo_of=undo_of)
+
+    def describe_tools(self, category: str | None = None) -> list[dict[str, Any]]:
+        """Every tool's definition with its verdict per mode (what an agent's call gets):
+        ``tools list`` on the CLI and ``GET /tools``."""
+        rules = self.policy.governance
+        return [
+            {**d.model_dump(), "verdicts": rules.of(d.name).verdicts()}
+            for d in self.registry.list_tools()
+            if category is None or d.category == category
+        ]
+
+    def describe_tool(self, name: str) -> dict[str, Any]:
+        """One tool: what it does, its input schema, its effective rules and verdicts."""
+        found = self.registry.get(name)
+        if found is None:
+            known = ", ".join(sorted(self.registry.names()))
+            raise NotFound(f"Unknown tool '{name}'. Tools: {known}.", tool=name)
+        d = found.definition
+        rules = self.policy.governance.of(name)
+        return {
+            "name": d.name,
+            "title": d.title,
+            "description": d.description,
+            "category": d.category,
+            "risk_level": d.risk_level,
+            "input_schema": d.input_schema,
+            "rules": rules.model_dump(exclude_defaults=True),
+            "verdicts": rules.verdicts(),
+        }
 
     @staticmethod
     def _raise(result: ToolResult) -> FruitctlError:

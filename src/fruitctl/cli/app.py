@@ -13,8 +13,11 @@ from typer import _click as click  # the click that Typer's own classes are buil
 from typer.core import TyperGroup
 
 from fruitctl import __version__, bootstrap
+from fruitctl.cli import remote as remote_module
+from fruitctl.cli.client import Client, LocalClient
 from fruitctl.cli.output import out, reporting, run
 from fruitctl.daemon.lifecycle import RuntimeFiles
+from fruitctl.domain.errors import Unsupported
 from fruitctl.transports.rpc.client import DaemonClient
 
 JsonOption = Annotated[bool, typer.Option("--json", help="Print the exact result as JSON.")]
@@ -88,16 +91,35 @@ app = typer.Typer(
 
 
 _open: list[bootstrap.App] = []
+_remotes: list[remote_module.RemoteClient] = []
+
+
+def client(as_json: bool = False) -> Client:
+    """The gateway this command talks to: one elsewhere over its HTTP API when this CLI is
+    pointed at one (``FRUITCTL_URL`` or ``fruitctl auth login``), else this machine's
+    (``services``). Closed when the command ends."""
+    with reporting(as_json):
+        remote = remote_module.configured()
+        if remote is None:
+            return LocalClient(services(as_json))
+        from fruitctl.transports.http.client import ApiClient
+
+        found = remote_module.RemoteClient(ApiClient(remote.url, remote.token))
+    _remotes.append(found)
+    return found
 
 
 def services(as_json: bool = False, *, daemon: bool = True) -> bootstrap.App:
     """The composition root's app for this command (config or store errors reported here);
-    closed when the command ends (see ``root``), so its call records are written.
+    closed when the command ends (see ``root``), so its call records are written. Only for
+    this machine's gateway: a CLI pointed at one elsewhere is told so (``client`` is what
+    works in both places).
 
     This is where the CLI picks its path, once for every command: when a daemon answers on the
     socket, ``App.call`` goes through it; otherwise the same gateway runs in this process on the
     same files. ``FRUITCTL_IN_PROCESS=1`` forces the latter."""
     with reporting(as_json):
+        only_here()
         built = bootstrap.build()
     _open.append(built)
     if daemon and not os.environ.get("FRUITCTL_IN_PROCESS"):
@@ -109,8 +131,28 @@ def services(as_json: bool = False, *, daemon: bool = True) -> bootstrap.App:
 
 
 def _close_all() -> None:
+    while _remotes:
+        _remotes.pop().close()
     while _open:
         _open.pop().close()
+
+
+def only_here() -> None:
+    """Refuse a command that works on the gateway's own files when a URL is configured:
+    running it here would quietly make and use a second, local gateway."""
+    remote = remote_module.configured()
+    if remote is None:
+        return
+    from typer._click.globals import get_current_context
+
+    context = get_current_context(silent=True)
+    command = context.command_path if context is not None else "this command"
+    where = remote.source if remote.source == remote_module.URL_ENV else "fruitctl auth login"
+    raise Unsupported(
+        f"`{command}` works on the gateway's own machine, and this CLI is pointed at "
+        f"{remote.url} ({where}). Run it there, or unset {remote_module.URL_ENV} / run "
+        "`fruitctl auth logout` to use a gateway on this machine."
+    )
 
 
 def _version(value: bool) -> None:
@@ -146,7 +188,7 @@ def lists_command(as_json: JsonOption = False) -> None:
     """Show the reminder lists, the default first, with their open counts."""
     from fruitctl.cli import render  # rich tables: only the commands that draw them load them
 
-    run(as_json, lambda: services(as_json).call("get_lists", {}), render.show_lists)
+    run(as_json, lambda: client(as_json).call("get_lists", {}), render.show_lists)
 
 
 @app.command("demo")

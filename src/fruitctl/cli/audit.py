@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import time
 from typing import Annotated, Any
 
 import typer
@@ -10,7 +9,7 @@ from rich.markup import escape
 from rich.table import Table
 from rich.text import Text
 
-from fruitctl.cli.app import JsonOption, services
+from fruitctl.cli.app import JsonOption, client
 from fruitctl.cli.governance import _seconds
 from fruitctl.cli.output import EXIT_CODES, err, out, run
 
@@ -38,8 +37,8 @@ def audit_root(
         return
 
     def entries() -> list[dict[str, Any]]:
-        start = None if since is None else time.time() - _seconds(since)
-        return services(as_json).audit.entries(since=start, limit=limit, proposal_id=proposal)
+        back = None if since is None else _seconds(since)
+        return client(as_json).audit(back, limit, proposal)
 
     run(as_json, entries, _show_entries)
 
@@ -47,7 +46,7 @@ def audit_root(
 @audit_app.command("verify")
 def verify_command(as_json: JsonOption = False) -> None:
     """Recompute every hash of the chain; exit 4 and name each row if anything was tampered with."""
-    report = run(as_json, lambda: services(as_json).audit.verify(), _show_verify)
+    report = run(as_json, lambda: client(as_json).verify_audit(), _show_verify)
     if not report["ok"]:
         raise typer.Exit(BROKEN_CHAIN)
 

@@ -1,4 +1,5 @@
-"""``fruitctl auth token | list | revoke``: the bearer tokens of the HTTP API and the /ui page.
+"""``fruitctl auth token | list | revoke``: the bearer tokens of the HTTP API and the /ui page;
+``fruitctl auth login URL | logout``: this CLI pointed at a gateway elsewhere, with such a token.
 
 ``auth token`` prints the token alone on stdout (``TOKEN=$(fruitctl auth token)``) and what it
 is on stderr; the token is shown this once and kept nowhere - only its id is recorded, which is
@@ -108,6 +109,65 @@ def revoke_command(
     else:
         what = "every token" if revoke_all else f"token {token_id}"
         out.print(f"Revoked {what}.", markup=False)
+
+
+@auth_app.command("login")
+def login_command(
+    url: Annotated[str, typer.Argument(help="The gateway's address, e.g. http://mac-mini:8765.")],
+    as_json: JsonOption = False,
+) -> None:
+    """Point this CLI at a gateway elsewhere: the token is read from standard input (or asked
+    for), checked against the gateway, and kept with the URL in credentials.json (0600)."""
+    from fruitctl.cli import remote
+    from fruitctl.transports.http.client import ApiClient, check_url
+
+    with reporting(as_json):
+        address = check_url(url)
+        token = _read_token()
+        api = ApiClient(address, token)
+        try:
+            mode = api.get("/mode")  # any valid token may read it: proves URL and token
+        finally:
+            api.close()
+        path = remote.save(address, token)
+    if as_json:
+        emit_json({"url": address, "credentials": str(path), "mode": mode.get("mode")})
+        return
+    out.print(f"Logged in to {address} (mode {mode.get('mode')}); saved in {path}.", markup=False)
+    out.print("Every command now runs there; `fruitctl auth logout` undoes this.", markup=False)
+
+
+@auth_app.command("logout")
+def logout_command(as_json: JsonOption = False) -> None:
+    """Forget the gateway `auth login` stored: commands use this machine's gateway again."""
+    from fruitctl.cli import remote
+
+    with reporting(as_json):
+        path = remote.remove()
+    if as_json:
+        emit_json({"removed": None if path is None else str(path)})
+    elif path is None:
+        out.print("Not logged in to any gateway.", markup=False)
+    else:
+        out.print(f"Logged out: removed {path}.", markup=False)
+
+
+def _read_token() -> str:
+    import sys
+
+    if sys.stdin.isatty():
+        token = str(typer.prompt("Token", hide_input=True, err=True))
+    else:
+        token = sys.stdin.readline()
+    token = token.strip()
+    if not token:
+        raise InvalidParams(
+            "No token given: pipe it in (fruitctl auth login URL < token-file) or type it at "
+            "the prompt. A person makes one on the gateway with `fruitctl auth token`."
+        )
+    if any(ch.isspace() or not ch.isprintable() for ch in token):
+        raise InvalidParams("The token has spaces or control characters: paste it alone.")
+    return token
 
 
 @contextmanager

@@ -7,8 +7,8 @@ from typing import Annotated, Any
 import typer
 
 from fruitctl.cli import calendar_render as render
-from fruitctl.cli.app import JsonOption, services
-from fruitctl.cli.output import emit_json, out, reporting, run
+from fruitctl.cli.app import JsonOption, client
+from fruitctl.cli.output import emit_json, is_pending, out, reporting, run, show_pending
 from fruitctl.domain.errors import InvalidParams
 
 calendar_app = typer.Typer(
@@ -31,7 +31,7 @@ CalendarName = Annotated[str | None, typer.Option("--calendar", help="Calendar n
 
 def calendars_command(as_json: JsonOption = False) -> None:
     """Show the calendars, the default first."""
-    run(as_json, lambda: services(as_json).call("list_calendars", {}), render.show_calendars)
+    run(as_json, lambda: client(as_json).call("list_calendars", {}), render.show_calendars)
 
 
 @calendar_app.command("list")
@@ -49,7 +49,7 @@ def list_command(
     """Events in a range, recurring ones expanded, soonest first."""
     args: dict[str, Any] = {"limit": limit}
     args.update(_given({"from": start, "to": to, "calendar": calendar}))
-    run(as_json, lambda: services(as_json).call("query_events", args), render.show_window)
+    run(as_json, lambda: client(as_json).call("query_events", args), render.show_window)
 
 
 @calendar_app.command("upcoming")
@@ -63,13 +63,13 @@ def upcoming_command(
 ) -> None:
     """The next days of events across all calendars (seed 000's calendar.upcoming)."""
     args: dict[str, Any] = {"days": days, "limit": limit, **_given({"timezone": timezone})}
-    run(as_json, lambda: services(as_json).call("calendar_upcoming", args), render.show_upcoming)
+    run(as_json, lambda: client(as_json).call("calendar_upcoming", args), render.show_upcoming)
 
 
 @calendar_app.command("get")
 def get_command(event_id: EventId, as_json: JsonOption = False) -> None:
     """Show one event (or one occurrence) with all its fields."""
-    run(as_json, lambda: services(as_json).call("get_event", {"id": event_id}), render.show_event)
+    run(as_json, lambda: client(as_json).call("get_event", {"id": event_id}), render.show_event)
 
 
 @calendar_app.command("create")
@@ -163,11 +163,11 @@ def delete_command(
     """Delete an event, a series, or one occurrence (an occurrence id, or --occurrence)."""
     args = {"id": event_id, **_target(occurrence, series)}
     with reporting(as_json):
-        result = services(as_json).call("delete_event", args)
+        result = client(as_json).call("delete_event", args)
     if as_json:
         emit_json(result)
-    elif result.get("status") == "pending":
-        _pending(result)
+    elif is_pending(result):
+        show_pending(result)
     else:
         what = "occurrence" if result["scope"] == "occurrence" else "event"
         out.print(f"Deleted {what} {result['deleted']}.")
@@ -182,18 +182,14 @@ def _target(occurrence: str | None, series: bool) -> dict[str, Any]:
 
 def _write(as_json: bool, tool: str, args: dict[str, Any], verb: str) -> None:
     with reporting(as_json):
-        result = services(as_json).call(tool, args)
+        result = client(as_json).call(tool, args)
     if as_json:
         emit_json(result)
-    elif result.get("status") == "pending":
-        _pending(result)
+    elif is_pending(result):
+        show_pending(result)
     else:
         out.print(f"{verb}:")
         render.show_event(result)
-
-
-def _pending(result: dict[str, Any]) -> None:
-    out.print(f"Waiting for approval: {result['summary']} (approve: {result['approve']})")
 
 
 def _given(values: dict[str, Any]) -> dict[str, Any]:

@@ -3,13 +3,12 @@
 from __future__ import annotations
 
 import re
-import time
 from typing import Annotated, Any
 
 import typer
 from rich.table import Table
 
-from fruitctl.cli.app import JsonOption, services
+from fruitctl.cli.app import JsonOption, client, services
 from fruitctl.cli.output import out, run
 from fruitctl.domain.errors import InvalidParams
 from fruitctl.policy.modes import parse_mode
@@ -30,7 +29,7 @@ def mode_root(ctx: typer.Context, as_json: JsonOption = False) -> None:
 @mode_app.command("get")
 def get_command(as_json: JsonOption = False) -> None:
     """Show the current mode, since when and who set it."""
-    run(as_json, lambda: services(as_json).modes.describe(), _show_mode)
+    run(as_json, lambda: client(as_json).mode(), _show_mode)
 
 
 @mode_app.command("set")
@@ -54,7 +53,7 @@ def stats_command(
 ) -> None:
     """Per tool: calls executed, proposed, approved, blocked and failed, the error rate (failed
     calls only) and p50/p95 latency."""
-    run(as_json, lambda: services(as_json).stats(time.time() - _seconds(since)), _show_stats)
+    run(as_json, lambda: client(as_json).stats(_seconds(since)), _show_stats)
 
 
 def app_actor() -> str:

@@ -90,6 +90,26 @@ def run(as_json: bool, call: Callable[[], Any], show: Callable[[Any], None]) -> 
     return result
 
 
+def is_pending(result: Any) -> bool:
+    """Whether a write's answer is a proposal waiting for a person (an agent's write, or any
+    write the governance holds for approval)."""
+    return isinstance(result, dict) and result.get("status") == "pending"
+
+
+def show_pending(result: dict[str, Any]) -> None:
+    """What was proposed and how a person approves it."""
+    out.print(
+        f"Waiting for a person's approval: {result.get('summary')} "
+        f"(proposal {result.get('proposalId')}, expires {result.get('expiresAt')}).",
+        markup=False,
+    )
+    page = f", or on {result['url']}" if result.get("url") else ""
+    out.print(
+        f"A person approves it with `{result.get('approve')}` on the gateway's machine{page}.",
+        markup=False,
+    )
+
+
 def report_failures(failed: list[dict[str, Any]], as_json: bool) -> None:
     """After a batch printed what worked: list what did not on stderr and exit 1."""
     if not failed:

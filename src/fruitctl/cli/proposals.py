@@ -9,21 +9,15 @@ import typer
 from rich.table import Table
 from rich.text import Text
 
-from fruitctl.cli.app import JsonOption, services
+from fruitctl.cli.app import JsonOption, client
 from fruitctl.cli.output import err, out, report_failures, run
-from fruitctl.policy.decision import Actor
+from fruitctl.domain.errors import InvalidParams
 
 proposals_app = typer.Typer(
     help="Review, approve, reject and undo the writes agents proposed.", no_args_is_help=True
 )
 config_app = typer.Typer(help="Allowlists kept in fruitctl's config table.", no_args_is_help=True)
 Id = Annotated[str, typer.Argument(help="Proposal ID.")]
-
-
-def _person() -> Actor:
-    from fruitctl.bootstrap import CLI_ACTOR
-
-    return CLI_ACTOR
 
 
 @proposals_app.command("list")
@@ -35,13 +29,13 @@ def list_command(
     as_json: JsonOption = False,
 ) -> None:
     """Proposals, newest first."""
-    run(as_json, lambda: services(as_json).approvals.recent(status, limit), _show_list)
+    run(as_json, lambda: client(as_json).proposals(status, limit), _show_list)
 
 
 @proposals_app.command("show")
 def show_command(proposal_id: Id, as_json: JsonOption = False) -> None:
     """One proposal with its before -> after diff."""
-    run(as_json, lambda: services(as_json).approvals.get(proposal_id), _show_one)
+    run(as_json, lambda: client(as_json).proposal(proposal_id), _show_one)
 
 
 @proposals_app.command("approve")
@@ -51,7 +45,7 @@ def approve_command(proposal_id: Id, as_json: JsonOption = False) -> None:
     Exit 0 when every item was written; 1 when some items failed (listed), nothing was
     changed, or the write was sent but not seen to land (Things); 5 when the mode or an
     allowlist refuses it now (it stays pending)."""
-    decided = run(as_json, lambda: services(as_json).decide(proposal_id, "approve"), _show_one)
+    decided = run(as_json, lambda: client(as_json).decide(proposal_id, "approve"), _show_one)
     report_failures(_failed_items(decided), as_json)
     result = decided.get("result") if isinstance(decided, dict) else None
     if isinstance(result, dict) and result.get("confirmed") is False:
@@ -69,7 +63,7 @@ def reject_command(
     """Reject a proposal; nothing is changed."""
 
     def decide() -> dict[str, Any]:
-        return services(as_json).decide(proposal_id, "reject", _person(), reason)
+        return client(as_json).decide(proposal_id, "reject", reason)
 
     run(as_json, decide, _show_one)
 
@@ -82,7 +76,7 @@ def undo_command(proposal_id: Id, as_json: JsonOption = False) -> None:
         out.print(f"Filed {pending['proposalId']}: {pending['summary']}")
         out.print(f"Approve it with: {pending['approve']}")
 
-    run(as_json, lambda: services(as_json).decide(proposal_id, "undo", _person()), show)
+    run(as_json, lambda: client(as_json).decide(proposal_id, "undo"), show)
 
 
 @config_app.command("get")
@@ -93,8 +87,12 @@ def config_get(
     """Show a config value (or all of them)."""
 
     def read() -> Any:
-        store = services(as_json).settings
-        return store.items() if key is None else {key: store.get(key)}
+        values = client(as_json).config()
+        if key is None:
+            return values
+        if key not in values:
+            raise InvalidParams(f"Unknown config key '{key}'. Keys: {', '.join(values)}.")
+        return {key: values[key]}
 
     run(as_json, read, _show_config)
 
@@ -111,7 +109,7 @@ def config_set(
     from fruitctl.approvals.config import parse_value
 
     def write() -> Any:
-        return {key: services(as_json).settings.set(key, parse_value(value), _person().label)}
+        return {key: client(as_json).set_config(key, parse_value(value))}
 
     run(as_json, write, _show_config)
 
@@ -124,7 +122,7 @@ def config_unset(
     """Clear a config value (audited): the allowlist no longer restricts anything."""
 
     def clear() -> Any:
-        return {key: services(as_json).settings.set(key, None, _person().label)}
+        return {key: client(as_json).set_config(key, None)}
 
     run(as_json, clear, _show_config)
 

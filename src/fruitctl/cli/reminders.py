@@ -8,8 +8,17 @@ from typing import Annotated, Any
 import typer
 
 from fruitctl.cli import render
-from fruitctl.cli.app import JsonOption, services
-from fruitctl.cli.output import emit_json, fail, out, report_failures, reporting, run
+from fruitctl.cli.app import JsonOption, client
+from fruitctl.cli.output import (
+    emit_json,
+    fail,
+    is_pending,
+    out,
+    report_failures,
+    reporting,
+    run,
+    show_pending,
+)
 from fruitctl.domain.errors import InvalidParams
 
 reminders_app = typer.Typer(
@@ -70,7 +79,7 @@ def list_command(
         args["list"] = selector
     if query is not None:
         args["query"] = query
-    run(as_json, lambda: services(as_json).call("query_reminders", args), render.show_reminders)
+    run(as_json, lambda: client(as_json).call("query_reminders", args), render.show_reminders)
 
 
 @reminders_app.command("get")
@@ -80,7 +89,7 @@ def get_command(
     """Show one reminder with all its fields."""
     run(
         as_json,
-        lambda: services(as_json).call("get_reminder", {"id": reminder_id}),
+        lambda: client(as_json).call("get_reminder", {"id": reminder_id}),
         render.show_reminder,
     )
 
@@ -177,13 +186,15 @@ def uncomplete_command(ids: Ids, as_json: JsonOption = False) -> None:
 def delete_command(ids: Ids, as_json: JsonOption = False) -> None:
     """Delete reminders permanently."""
     with reporting(as_json):
-        result = services(as_json).call("delete_reminders", {"ids": ids})
+        result = client(as_json).call("delete_reminders", {"ids": ids})
     if as_json:
         emit_json(result)
+    elif is_pending(result):
+        show_pending(result)
     elif result["deleted"]:
         count = len(result["deleted"])
         out.print(f"Deleted {count} reminder{'s' if count != 1 else ''}.")
-    report_failures(result["failed"], as_json)
+    report_failures(result.get("failed", []), as_json)
 
 
 @reminders_app.command("open")
@@ -196,13 +207,16 @@ def open_command(
 ) -> None:
     """Open reminders across all lists: soonest due first, flagged first, then by title."""
     args = {"limit": limit, "includeNoDueDate": include_no_due_date is Flag.true}
-    run(as_json, lambda: services(as_json).call("open_reminders", args), render.show_open)
+    run(as_json, lambda: client(as_json).call("open_reminders", args), render.show_open)
 
 
 def _write(as_json: bool, operation: str, args: dict[str, Any], key: str, verb: str) -> None:
     """Run a batch write; print what worked, then what failed (exit 1 if anything did)."""
     with reporting(as_json):
-        result = services(as_json).call(operation, args)
+        result = client(as_json).call(operation, args)
+    if is_pending(result):
+        emit_json(result) if as_json else show_pending(result)
+        return
     done, failed = (result[key], result["failed"]) if isinstance(result, dict) else (result, [])
     if failed and len(args["reminders"]) == 1:
         # One item asked for, one item failed: that is the command's error. (Batches only

@@ -9,52 +9,32 @@ from __future__ import annotations
 
 import json
 import sys
-import time
 from typing import Annotated, Any
 
 import typer
 
 from fruitctl import config as config_module
-from fruitctl.cli.app import JsonOption, services
+from fruitctl.cli.app import JsonOption, client, only_here
 from fruitctl.cli.output import out, reporting, run
-from fruitctl.daemon.runner import service_info
 from fruitctl.domain.errors import BackendUnavailable, InvalidParams
 from fruitctl.transports.rpc.client import RpcClient
-from fruitctl.transports.rpc.methods import ping_result
 
 
 def ping_command(as_json: JsonOption = False) -> None:
-    """Check that fruitctl answers (the daemon when one runs)."""
-    app = services(as_json)
-
-    def ping() -> dict[str, Any]:
-        return app.remote.rpc.request("system.ping") if app.remote else ping_result()
+    """Check that fruitctl answers (the daemon when one runs, or the gateway elsewhere)."""
+    gateway = client(as_json)
 
     def show(result: dict[str, Any]) -> None:
-        where = f"daemon on {app.config.paths.socket_file}" if app.remote else "in-process"
         state = "ok" if result.get("ok") else "NOT OK"
-        out.print(
-            f"{state}: {result.get('service')} {result.get('version')} ({where})", markup=False
-        )
+        line = f"{state}: {result.get('service')} {result.get('version')} ({gateway.where})"
+        out.print(line, markup=False)
 
-    run(as_json, ping, show)
+    run(as_json, gateway.ping, show)
 
 
 def info_command(as_json: JsonOption = False) -> None:
     """Version, uptime, socket, mode, backends and the permission of each service."""
-    app = services(as_json)
-
-    def info() -> dict[str, Any]:
-        if app.remote:
-            found: dict[str, Any] = app.remote.rpc.request("system.info")
-            return found
-        import psutil  # only an in-process answer needs this process's start time
-
-        uptime = int((time.time() - psutil.Process().create_time()) * 1000)
-        socket = app.config.paths.socket_file
-        return service_info(app.status(), socket, None, uptime_ms=uptime, daemon=False)
-
-    run(as_json, info, _show_info)
+    run(as_json, lambda: client(as_json).info(), _show_info)
 
 
 def _show_info(info: dict[str, Any]) -> None:
@@ -92,6 +72,7 @@ def rpc_command(
     (no nc or socat needed). Exit 0 for an answer, 1 for an error answer, 9 when no daemon
     answers."""
     with reporting(as_json=False):
+        only_here()
         text = sys.stdin.read() if message == "-" else message
         try:
             parsed = json.loads(text)
@@ -100,8 +81,8 @@ def rpc_command(
         if not isinstance(parsed, dict | list):
             raise InvalidParams("The request must be a JSON object (or a batch: an array).")
         socket_file = config_module.load().paths.socket_file
-        client = RpcClient.connect(socket_file)
-        if client is None:
+        connection = RpcClient.connect(socket_file)
+        if connection is None:
             raise BackendUnavailable(
                 f"No fruitctl daemon answers on {socket_file}: start one with `fruitctl serve` "
                 "(or `make run`)."
@@ -109,11 +90,11 @@ def rpc_command(
         try:
             line = json.dumps(parsed, ensure_ascii=False, separators=(",", ":"))
             if not _expects_answer(parsed):  # notifications only: the daemon says nothing
-                client.send(line)
+                connection.send(line)
                 return
-            answer = client.exchange(line)
+            answer = connection.exchange(line)
         finally:
-            client.close()
+            connection.close()
     sys.stdout.write(answer.decode("utf-8", errors="replace") + "\n")
     if _is_error(answer):
         raise typer.Exit(1)

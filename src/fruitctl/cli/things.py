@@ -8,8 +8,8 @@ import typer
 from rich.table import Table
 from rich.text import Text
 
-from fruitctl.cli.app import JsonOption, services
-from fruitctl.cli.output import out, run
+from fruitctl.cli.app import JsonOption, client
+from fruitctl.cli.output import is_pending, out, run, show_pending
 from fruitctl.domain.errors import Unsupported
 
 things_app = typer.Typer(
@@ -34,7 +34,7 @@ def list_command(
     """To-dos as the Things app shows them."""
     given = {"view": view, "project": project, "area": area, "tag": tag}
     args: dict[str, Any] = {"limit": limit, **{k: v for k, v in given.items() if v is not None}}
-    run(as_json, lambda: services(as_json).call("query_todos", args), _show_todos)
+    run(as_json, lambda: client(as_json).call("query_todos", args), _show_todos)
 
 
 @things_app.command("get")
@@ -43,7 +43,7 @@ def get_command(
     as_json: JsonOption = False,
 ) -> None:
     """One to-do with every field."""
-    run(as_json, lambda: services(as_json).call("get_todo", {"id": todo_id}), _show_todo)
+    run(as_json, lambda: client(as_json).call("get_todo", {"id": todo_id}), _show_todo)
 
 
 @things_app.command("projects")
@@ -52,7 +52,7 @@ def projects_command(as_json: JsonOption = False) -> None:
     columns = (("TITLE", "title"), ("AREA", "area"), ("OPEN", "openCount"), ("ID", "id"))
     run(
         as_json,
-        lambda: services(as_json).call("list_projects", {}),
+        lambda: client(as_json).call("list_projects", {}),
         lambda rows: _table(rows, columns),
     )
 
@@ -63,7 +63,7 @@ def areas_command(as_json: JsonOption = False) -> None:
     columns = (("TITLE", "title"), ("TAGS", "tags"), ("ID", "id"))
     run(
         as_json,
-        lambda: services(as_json).call("list_areas", {}),
+        lambda: client(as_json).call("list_areas", {}),
         lambda rows: _table(rows, columns),
     )
 
@@ -74,7 +74,7 @@ def tags_command(as_json: JsonOption = False) -> None:
     columns = (("TITLE", "title"), ("PARENT", "parent"), ("ID", "id"))
     run(
         as_json,
-        lambda: services(as_json).call("list_tags", {}),
+        lambda: client(as_json).call("list_tags", {}),
         lambda rows: _table(rows, columns),
     )
 
@@ -107,7 +107,7 @@ def create_command(
         "checklist": checklist,
     }
     args = {k: v for k, v in given.items() if v is not None}
-    run(as_json, lambda: services(as_json).call("create_todo", args), _show_written)
+    run(as_json, lambda: client(as_json).call("create_todo", args), _show_written)
 
 
 @things_app.command("update")
@@ -133,7 +133,7 @@ def update_command(
         "area": area,
     }
     args = {"id": todo_id, **{k: v for k, v in given.items() if v is not None}}
-    run(as_json, lambda: services(as_json).call("update_todo", args), _show_written)
+    run(as_json, lambda: client(as_json).call("update_todo", args), _show_written)
 
 
 @things_app.command("complete")
@@ -145,7 +145,7 @@ def complete_command(
 ) -> None:
     """Complete (or cancel, or reopen) a to-do."""
     args = {"id": todo_id, "canceled": cancel, "reopen": reopen}
-    run(as_json, lambda: services(as_json).call("complete_todo", args), _show_written)
+    run(as_json, lambda: client(as_json).call("complete_todo", args), _show_written)
 
 
 @things_app.command("delete")
@@ -163,9 +163,8 @@ def delete_command(todo_id: TodoId, as_json: JsonOption = False) -> None:
 
 
 def _show_written(result: dict[str, Any]) -> None:
-    if result.get("pending"):
-        out.print(f"Proposed {result['proposalId']}: {result.get('summary', '')}", markup=False)
-        out.print(f"Approve it with: {result.get('approve', '')}", markup=False)
+    if is_pending(result):
+        show_pending(result)
         return
     if result.get("status") == "confirmed":
         out.print(

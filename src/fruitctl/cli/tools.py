@@ -10,9 +10,9 @@ import typer
 from rich.table import Table
 
 from fruitctl.bootstrap import CLI_ACTOR
-from fruitctl.cli.app import JsonOption, services
+from fruitctl.cli.app import JsonOption, client
 from fruitctl.cli.output import emit_json, out, run
-from fruitctl.domain.errors import InvalidParams, NotFound
+from fruitctl.domain.errors import InvalidParams
 from fruitctl.policy.decision import Actor
 from fruitctl.tools.model import MODES
 
@@ -33,13 +33,7 @@ def list_command(
     (runs), approve (a proposal a person approves; a person's own call runs) or deny."""
 
     def definitions() -> list[dict[str, Any]]:
-        gateway = services(as_json).gateway
-        rules = gateway.policy.governance
-        return [
-            {**d.model_dump(), "verdicts": rules.of(d.name).verdicts()}
-            for d in gateway.registry.list_tools()
-            if category is None or d.category == category
-        ]
+        return client(as_json).describe_tools(category)
 
     run(as_json, definitions, _show_tools)
 
@@ -52,23 +46,7 @@ def show_command(
     """One tool: what it does, its input schema, its effective rules and verdict per mode."""
 
     def describe() -> dict[str, Any]:
-        gateway = services(as_json).gateway
-        found = gateway.registry.get(name)
-        if found is None:
-            known = ", ".join(sorted(gateway.registry.names()))
-            raise NotFound(f"Unknown tool '{name}'. Tools: {known}.", tool=name)
-        d = found.definition
-        rules = gateway.policy.governance.of(name)
-        return {
-            "name": d.name,
-            "title": d.title,
-            "description": d.description,
-            "category": d.category,
-            "risk_level": d.risk_level,
-            "input_schema": d.input_schema,
-            "rules": rules.model_dump(exclude_defaults=True),
-            "verdicts": rules.verdicts(),
-        }
+        return client(as_json).describe_tool(name)
 
     run(as_json, describe, _show_tool)
 
@@ -90,7 +68,7 @@ def call_command(
 
     def call() -> Any:
         who = Actor("agent", "cli") if actor is ActorKind.agent else CLI_ACTOR
-        return services(as_json).call(name, _arguments(args), who, idempotency_key=key)
+        return client(as_json).call(name, _arguments(args), who, idempotency_key=key)
 
     run(as_json, call, lambda output: emit_json(output))
 

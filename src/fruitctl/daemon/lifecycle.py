@@ -58,20 +58,21 @@ class RuntimeFiles:
         return self.socket.with_suffix(".token")
 
 
-def private_dir(path: Path) -> None:
-    """Make ``path`` (and any missing parent, each 0700) or check that it is private to us."""
+def private_dir(path: Path, holds: str = "the socket") -> None:
+    """Make ``path`` (and any missing parent, each 0700) or check that it is private to us;
+    ``holds`` names what it is for, in the refusal."""
     missing = [p for p in (path, *path.parents) if not p.exists()]
     for directory in reversed(missing):
         with contextlib.suppress(FileExistsError):
             directory.mkdir(mode=0o700)
     info = path.stat()
     if info.st_uid != os.geteuid():
-        raise UnsafeLocation(f"{path} belongs to another user; choose a socket path of your own.")
+        raise UnsafeLocation(f"{path} belongs to another user; {holds} needs a folder of your own.")
     if stat.S_IMODE(info.st_mode) & 0o077:
         mode = oct(stat.S_IMODE(info.st_mode))
         raise UnsafeLocation(
-            f"{path} is open to other users (mode {mode}); the socket needs a directory only "
-            "you can enter (chmod 700, or the default path)."
+            f"{path} is open to other users (mode {mode}); {holds} needs a folder only you "
+            f"can enter: chmod 700 {path}"
         )
 
 

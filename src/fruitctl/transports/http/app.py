@@ -1,7 +1,8 @@
 """The HTTP front door (seed 003): a FastAPI app over ``Gateway.invoke``.
 
 ``create_app(app)`` builds it for a composition root's ``App``: the API routes (``/health``,
-``/skills``, ``/reminders``, ``/calendar``, ``/proposals``, ``/audit``, ``/config``), the
+``/skills``, ``/reminders``, ``/calendar``, ``/things``, ``/proposals``, ``/audit``,
+``/config``, and ``/tools``, ``/info``, ``/mode``, ``/stats`` for a CLI elsewhere), the
 approval page under ``/ui``, the OpenAPI document at ``/openapi.json``, and one error handler
 per kind of failure, all rendering seed 003's envelope through ``errors.error_response``.
 It opens no socket: ``server.HttpServer`` serves it, tests call it through ``httpx``'s
@@ -27,7 +28,7 @@ from fruitctl.transports.http.auth import admin_only, authenticator
 from fruitctl.transports.http.door import Door
 from fruitctl.transports.http.errors import HttpProblem, error_response, from_exception
 from fruitctl.transports.http.guard import Guard
-from fruitctl.transports.http.routes import calendar, proposals, reminders, system, things
+from fruitctl.transports.http.routes import calendar, proposals, reminders, system, things, tools
 from fruitctl.transports.http.tokens import TokenStore, serving_store
 from fruitctl.transports.http.ui import pages
 from fruitctl.transports.http.ui.session import Sessions
@@ -73,6 +74,7 @@ def create_app(
     if app.gateway.registry.get("query_todos") is not None:
         api.include_router(things.router(door, user))
     api.include_router(proposals.router(door, user, admin))
+    api.include_router(tools.router(door, user, admin))
     api.include_router(pages.router(door, Sessions(tokens)))
     static = files("fruitctl.transports.http").joinpath("static")
     api.mount("/ui/static", StaticFiles(directory=str(static)), name="static")

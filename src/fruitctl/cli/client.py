@@ -1,0 +1,139 @@
+"""What a command asks of the gateway, wherever it runs: ``Client``.
+
+Two kinds answer it. ``LocalClient``: this machine's gateway, through the daemon's socket when
+one runs, otherwise in this process on the same files; the caller is the person at the
+keyboard. ``cli.remote.RemoteClient``: a gateway elsewhere, over its HTTP API, as whoever the
+token names (an agent's writes become proposals; only an admin token approves). Both answer
+with the same shapes, so each command renders one way and ``--json`` is the same everywhere.
+"""
+
+from __future__ import annotations
+
+import time
+from typing import TYPE_CHECKING, Any, Protocol
+
+from fruitctl.policy.decision import Actor
+
+if TYPE_CHECKING:
+    from fruitctl.bootstrap import App
+    from fruitctl.gateway import Action
+
+
+class Client(Protocol):
+    where: str
+    """Where the answers come from, for people: "in-process", "daemon on …", "gateway at …"."""
+
+    def call(
+        self,
+        tool: str,
+        args: dict[str, Any] | None,
+        actor: Actor | None = None,
+        idempotency_key: str | None = None,
+    ) -> Any: ...
+
+    def decide(
+        self, proposal_id: str, action: Action, reason: str | None = None
+    ) -> dict[str, Any]: ...
+
+    def proposals(self, status: str | None, limit: int) -> list[dict[str, Any]]: ...
+
+    def proposal(self, proposal_id: str) -> dict[str, Any]: ...
+
+    def config(self) -> dict[str, Any]: ...
+
+    def set_config(self, key: str, value: Any) -> Any: ...
+
+    def audit(
+        self, since: float | None, limit: int, proposal: str | None
+    ) -> list[dict[str, Any]]: ...
+
+    def verify_audit(self) -> dict[str, Any]: ...
+
+    def describe_tools(self, category: str | None) -> list[dict[str, Any]]: ...
+
+    def describe_tool(self, name: str) -> dict[str, Any]: ...
+
+    def mode(self) -> dict[str, Any]: ...
+
+    def stats(self, seconds: float) -> list[dict[str, Any]]: ...
+
+    def ping(self) -> dict[str, Any]: ...
+
+    def info(self) -> dict[str, Any]: ...
+
+
+class LocalClient:
+    """This machine's gateway, for the person who runs the command."""
+
+    def __init__(self, app: App) -> None:
+        self.app = app
+        self.where = f"daemon on {app.config.paths.socket_file}" if app.remote else "in-process"
+
+    def call(
+        self,
+        tool: str,
+        args: dict[str, Any] | None,
+        actor: Actor | None = None,
+        idempotency_key: str | None = None,
+    ) -> Any:
+        from fruitctl.bootstrap import CLI_ACTOR
+
+        return self.app.call(tool, args, actor or CLI_ACTOR, idempotency_key)
+
+    def decide(self, proposal_id: str, action: Action, reason: str | None = None) -> dict[str, Any]:
+        from fruitctl.bootstrap import CLI_ACTOR
+
+        return self.app.decide(proposal_id, action, CLI_ACTOR, reason)
+
+    def proposals(self, status: str | None, limit: int) -> list[dict[str, Any]]:
+        return self.app.approvals.recent(status, limit)
+
+    def proposal(self, proposal_id: str) -> dict[str, Any]:
+        return self.app.approvals.get(proposal_id)
+
+    def config(self) -> dict[str, Any]:
+        return self.app.settings.items()
+
+    def set_config(self, key: str, value: Any) -> Any:
+        from fruitctl.bootstrap import CLI_ACTOR
+
+        return self.app.settings.set(key, value, CLI_ACTOR.label)
+
+    def audit(self, since: float | None, limit: int, proposal: str | None) -> list[dict[str, Any]]:
+        start = None if since is None else time.time() - since
+        return self.app.audit.entries(since=start, limit=limit, proposal_id=proposal)
+
+    def verify_audit(self) -> dict[str, Any]:
+        return self.app.audit.verify()
+
+    def describe_tools(self, category: str | None) -> list[dict[str, Any]]:
+        return self.app.gateway.describe_tools(category)
+
+    def describe_tool(self, name: str) -> dict[str, Any]:
+        return self.app.gateway.describe_tool(name)
+
+    def mode(self) -> dict[str, Any]:
+        return self.app.modes.describe()
+
+    def stats(self, seconds: float) -> list[dict[str, Any]]:
+        return self.app.stats(time.time() - seconds)
+
+    def ping(self) -> dict[str, Any]:
+        from fruitctl.transports.rpc.methods import ping_result
+
+        if self.app.remote:
+            found: dict[str, Any] = self.app.remote.rpc.request("system.ping")
+            return found
+        return ping_result()
+
+    def info(self) -> dict[str, Any]:
+        if self.app.remote:
+            found: dict[str, Any] = self.app.remote.rpc.request("system.info")
+            return found
+        import psutil  # only an in-process answer needs this process's start time
+
+        from fruitctl.daemon.runner import service_info
+
+        uptime = int((time.time() - psutil.Process().create_time()) * 1000)
+        socket = self.app.config.paths.socket_file
+        return service_info(self.app.status(), socket, None, uptime_ms=uptime, daemon=False)
