@@ -122,7 +122,7 @@ class ApiClient:
         extra: dict[str, Any] = details if isinstance(details, dict) else {}
         if code == "unauthorized":
             return PermissionDenied(
-                f"The gateway at {self.url} refused the token ({message.rstrip('.')}). Ask the "
+                f"The gateway at {self.url} refused the token ({_reason(message)}). Ask the "
                 "person for a new one (fruitctl auth token on the gateway) and run: "
                 f"fruitctl auth login {self.url}"
             )
@@ -132,10 +132,16 @@ class ApiClient:
 
     def _unreachable(self, exc: httpx.HTTPError) -> str:
         tls = _tls_problem(exc)
-        if tls is not None:
+        if tls is not None and "certificate" in tls.lower():
             return (
                 f"TLS to {self.url} failed: {tls}. Check that the host name in the URL is the "
                 "one its certificate names (or use the http:// address on a private network)."
+            )
+        if tls is not None:
+            plain = self.url.replace("https://", "http://", 1)
+            return (
+                f"TLS to {self.url} failed ({tls}): nothing speaks HTTPS there. fruitctl serves "
+                f"plain HTTP unless a proxy adds TLS in front: try {plain}"
             )
         reason = _root(exc)
         return f"Cannot reach the gateway at {self.url}: {reason}. Does `fruitctl serve` run there?"
@@ -163,3 +169,8 @@ def _root(exc: BaseException) -> str:
     if isinstance(seen, OSError) and seen.strerror:
         return seen.strerror.lower()
     return (str(seen) or type(seen).__name__)[:200]
+
+
+def _reason(message: str) -> str:
+    """ "Unauthorized: the token expired." -> "the token expired"."""
+    return message.removeprefix("Unauthorized: ").rstrip(".") or "no reason given"
