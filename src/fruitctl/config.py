@@ -18,7 +18,7 @@ import tomllib
 from collections.abc import Mapping
 from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import Any, Literal
+from typing import Annotated, Any, Literal
 
 import platformdirs
 from pydantic import BaseModel, ConfigDict, Field, SecretStr, ValidationError
@@ -139,6 +139,18 @@ class ServerConfig(Section):
         "",
         description="The daemon's Unix socket (default <run dir>/fruitctl.sock); "
         "FRUITCTL_SOCKET_PATH overrides it.",
+    )
+    agent_uids: list[Annotated[int, Field(ge=0, le=2**32 - 2)]] = Field(
+        default_factory=list,
+        description="Other users (uids) whose programs may use fruitctl as agents, say a "
+        "container's: they connect to the agents' socket (agent_socket), are always agents "
+        "(never the person), and are named uid:<n> unless they identify. Empty: no agents' "
+        "socket.",
+    )
+    agent_socket: str = Field(
+        "",
+        description="The agents' socket for agent_uids (default <run dir>/agents/fruitctl.sock)"
+        ": its folder is the one to bind-mount into a container.",
     )
     request_timeout_seconds: float = Field(
         30, gt=0, le=3600, description="How long one socket request may run before 'timeout'."

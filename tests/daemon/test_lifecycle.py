@@ -17,7 +17,16 @@ from pathlib import Path
 import pytest
 from socket_daemon import Raw, answers, running, short_home, spawned, wait_ready
 
-from fruitctl.daemon.lifecycle import bind_socket, lock_holder, private_dir
+from fruitctl.daemon.lifecycle import (
+    UnsafeLocation,
+    agents_dir,
+    bind_socket,
+    lock_holder,
+    private_dir,
+)
+from fruitctl.domain.errors import PermissionDenied
+from fruitctl.policy.decision import Actor
+from fruitctl.transports.rpc.jsonrpc import Session
 
 NOBODY = 65534
 
@@ -287,3 +296,33 @@ def test_a_bad_configuration_stops_serve_with_78() -> None:
         pytest.raises(AssertionError, match="exited 78"),
     ):
         wait_ready(daemon)
+
+
+def test_the_agents_folder_is_0711_whatever_the_umask_and_refused_when_others_write(
+    tmp_path: Path,
+) -> None:
+    run = tmp_path / "run"
+    old = os.umask(0o077)
+    try:
+        agents_dir(run / "agents")
+    finally:
+        os.umask(old)
+    assert mode(run / "agents") == 0o711 and mode(run) == 0o700
+    agents_dir(run / "agents")  # again: already right, left alone
+    os.chmod(run / "agents", 0o777)
+    with pytest.raises(UnsafeLocation, match="chmod 711"):
+        agents_dir(run / "agents")
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir(mode=0o711)
+    (run / "linked").symlink_to(elsewhere)
+    with pytest.raises(UnsafeLocation, match="symlink"):
+        agents_dir(run / "linked")
+
+
+def test_a_session_of_the_agents_socket_never_becomes_the_person() -> None:
+    session = Session(lambda: Actor("agent", "uid:1001"), agents_only=True)
+    assert session.actor == Actor("agent", "uid:1001")
+    with pytest.raises(PermissionDenied, match="never the person"):
+        session.become(Actor("human", "cli"))
+    session.become(Actor("agent", "builder"))
+    assert session.actor == Actor("agent", "builder")

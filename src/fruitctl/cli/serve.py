@@ -12,6 +12,7 @@ import sys
 import threading
 import time
 from collections.abc import Callable
+from pathlib import Path
 from typing import Annotated, Any
 
 import typer
@@ -50,10 +51,14 @@ def serve_command(
         gateway = app.gateway  # built now: a bad governance file fails before the socket exists
         app.backend, app.calendar_backend  # noqa: B018 - open the stores before the first call
     server = app.config.settings.server
+    socket_file = app.config.paths.socket_file
+    agent_socket = Path(server.agent_socket).expanduser() if server.agent_socket else None
     options = runner.ServeOptions(
-        RuntimeFiles(app.config.paths.socket_file),
+        RuntimeFiles(socket_file),
         request_timeout=server.request_timeout_seconds,
         max_bytes=server.max_message_bytes,
+        agent_socket=agent_socket or socket_file.parent / "agents" / socket_file.name,
+        agent_uids=frozenset(server.agent_uids),
     )
     # Imported here, not at the top: every other command (and `fruitctl mcp`'s start-up)
     # would otherwise pay for FastAPI and uvicorn on each run.
@@ -61,7 +66,8 @@ def serve_command(
 
     web = HttpServer(app, host, port)
     try:
-        code = runner.serve(gateway, app.status, options, _announcer(web.warnings), web)
+        banner = _announcer(web.warnings, options.agent_socket if options.agent_uids else None)
+        code = runner.serve(gateway, app.status, options, banner, web)
     except HttpServeError as exc:
         _error(exc)
         raise typer.Exit(exc.exit_code) from None
@@ -104,7 +110,9 @@ def _supervise(host: str | None, port: int | None) -> int:
         log.close()
 
 
-def _announcer(warnings: list[str]) -> Callable[[str, str | None], None]:
+def _announcer(
+    warnings: list[str], agents: Path | None = None
+) -> Callable[[str, str | None], None]:
     def announce(socket: str, http_url: str | None) -> None:
         ping = '{"jsonrpc":"2.0","id":1,"method":"system.ping"}'
         envelope = '{"version":"1.0","request_id":"r1","tool":"get_lists","params":{}}'
@@ -120,6 +128,11 @@ def _announcer(warnings: list[str]) -> Callable[[str, str | None], None]:
             f"  fruitctl rpc '{ping}'\n"
             f"  fruitctl rpc '{envelope}'   (any JSON-RPC request or AAI envelope)\n"
             f"{web}"
+            + (
+                f"  agents' socket {agents} (other users' agents; see agent_uids)\n"
+                if agents
+                else ""
+            )
             + "".join(f"  warning: {line}\n" for line in warnings)
             + "Stop with Ctrl-C or `fruitctl server stop`.\n"
         )

@@ -76,6 +76,30 @@ def private_dir(path: Path, holds: str = "the socket") -> None:
         )
 
 
+def agents_dir(path: Path) -> None:
+    """The folder of the agents' socket: made 0711 when missing (other users may reach a name
+    in it, not list it), else ours and writable by nobody else. Its parents are left alone: a
+    container sees only this folder, bind-mounted."""
+    if not path.exists():
+        private_dir(path.parent, "the agents' socket")
+        with contextlib.suppress(FileExistsError):
+            path.mkdir(mode=0o700)
+        os.chmod(path, 0o711)  # made just now, by us: whatever the umask took
+    info = path.lstat()
+    if stat.S_ISLNK(info.st_mode) or not stat.S_ISDIR(info.st_mode):
+        raise UnsafeLocation(f"{path} is not a folder (a symlink?); the agents' socket needs one.")
+    if info.st_uid != os.geteuid():
+        raise UnsafeLocation(
+            f"{path} belongs to another user; the agents' socket needs a folder of your own."
+        )
+    if stat.S_IMODE(info.st_mode) & 0o022:
+        mode = oct(stat.S_IMODE(info.st_mode))
+        raise UnsafeLocation(
+            f"{path} can be written by other users (mode {mode}), who could replace the agents' "
+            f"socket: chmod 711 {path}"
+        )
+
+
 class InstanceLock:
     def __init__(self, path: Path) -> None:
         self.path = path
@@ -123,16 +147,17 @@ def read_pid(path: Path) -> int | None:
     return int(text) if text.isdigit() else None
 
 
-def bind_socket(path: Path) -> tuple[socket.socket, int]:
-    """A listening socket at ``path``, mode 0600 from its first moment there; a dead daemon's
-    socket is replaced, anything else at that path refused. Returns the socket and its inode."""
+def bind_socket(path: Path, mode: int = 0o600) -> tuple[socket.socket, int]:
+    """A listening socket at ``path``, ``mode`` (0600: only us) from its first moment there; a
+    dead daemon's socket is replaced, anything else at that path refused. Returns the socket and
+    its inode."""
     _check_replaceable(path)
     staging = Path(tempfile.mkdtemp(prefix=".b", dir=path.parent))
     staged = staging / "s"  # no longer than the final path: AF_UNIX paths are short
     sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
     try:
         sock.bind(str(staged))
-        os.chmod(staged, 0o600)
+        os.chmod(staged, mode)
         os.rename(staged, path)
         sock.listen(BACKLOG)
     except BaseException:

@@ -28,6 +28,7 @@ from fruitctl import __version__
 from fruitctl.daemon.lifecycle import (
     InstanceLock,
     RuntimeFiles,
+    agents_dir,
     bind_socket,
     private_dir,
     remove_if_ours,
@@ -85,6 +86,19 @@ class ServeOptions:
     request_timeout: float
     max_bytes: int
     http_url: str | None = None
+    agent_socket: Path | None = None
+    """The agents' socket, served when ``agent_uids`` names anyone."""
+    agent_uids: frozenset[int] = frozenset()
+
+
+@dataclass(frozen=True)
+class Listening:
+    """A bound socket, how to take its name off the filesystem, and who it admits (the
+    person's uid, or - the agents' socket - exactly ``agent_uids``, always as agents)."""
+
+    sock: Any
+    forget: Callable[[], None]
+    agent_uids: frozenset[int] | None = None
 
 
 def serve(
@@ -114,21 +128,30 @@ def serve(
         if web is not None:
             options = replace(options, http_url=web.bind())
             cleanup.callback(web.close)
-        forget = lambda: remove_if_ours(files.socket, inode)  # noqa: E731
+        listening = [Listening(sock, lambda: remove_if_ours(files.socket, inode))]
+        if options.agent_socket is not None and options.agent_uids:
+            listening.append(_agents_socket(options.agent_socket, options.agent_uids, cleanup))
         try:
-            asyncio.run(
-                _serve(gateway, status, options, (sock, forget), token, announce, web, signals)
-            )
+            asyncio.run(_serve(gateway, status, options, listening, token, announce, web, signals))
         finally:
             signals.hold()  # the closed loop reset them to the defaults; the cleanup finishes
     return 0
+
+
+def _agents_socket(path: Path, uids: frozenset[int], cleanup: ExitStack) -> Listening:
+    """The agents' socket: 0666 in a 0711 folder of ours, so the uids it admits can connect
+    (say, through a bind mount into their container); the peer check admits only them."""
+    agents_dir(path.parent)
+    sock, inode = bind_socket(path, 0o666)
+    cleanup.callback(remove_if_ours, path, inode)
+    return Listening(sock, lambda: remove_if_ours(path, inode), uids)
 
 
 async def _serve(
     gateway: Gateway,
     status: Callable[[], dict[str, Any]],
     options: ServeOptions,
-    listening: tuple[Any, Callable[[], None]],
+    listening: list[Listening],
     token: str,
     announce: Callable[[str, str | None], None],
     web: WebServer | None,
@@ -147,9 +170,12 @@ async def _serve(
     dispatcher = Dispatcher(
         build_methods(gateway, info, token), workers.run, log, AaiDoor(gateway, workers.run)
     )
-    server = RpcServer(dispatcher, log, max_bytes=options.max_bytes)
-    sock, forget_socket = listening
-    await server.start(sock)
+    servers = [
+        RpcServer(dispatcher, log, max_bytes=options.max_bytes, agent_uids=door.agent_uids)
+        for door in listening
+    ]
+    for server, door in zip(servers, listening, strict=True):
+        await server.start(door.sock)
     web_task = asyncio.create_task(web.serve()) if web is not None else None
     stop = asyncio.Event()
     loop = asyncio.get_running_loop()
@@ -157,16 +183,18 @@ async def _serve(
         loop.add_signal_handler(signum, stop.set)
     if signals.requested:  # asked to stop while starting: serve nothing, drain, clean up
         stop.set()
-    log.info("server_started", socket=str(options.files.socket), pid=os.getpid())
+    agents = str(options.agent_socket) if len(listening) > 1 else None
+    log.info("server_started", socket=str(options.files.socket), agents=agents, pid=os.getpid())
     log.flush()
     announce(str(options.files.socket), options.http_url)
     await stop.wait()
-    in_flight = len(server.in_flight())
+    in_flight = sum(len(server.in_flight()) for server in servers)
     log.info("server_stopping", in_flight=in_flight)
-    forget_socket()  # new clients learn "no daemon" at once instead of waiting
+    for door in listening:
+        door.forget()  # new clients learn "no daemon" at once instead of waiting
     if web is not None and web_task is not None:
-        web.stop()  # finishes its in-flight requests, alongside the socket's drain
-    await server.drain(grace=options.request_timeout)
+        web.stop()  # finishes its in-flight requests, alongside the sockets' drain
+    await asyncio.gather(*(server.drain(grace=options.request_timeout) for server in servers))
     if web_task is not None:
         await web_task
     workers.close()

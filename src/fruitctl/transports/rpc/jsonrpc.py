@@ -29,6 +29,7 @@ from fruitctl.domain.errors import (
     InvalidRequest,
     MethodNotFound,
     ParseError,
+    PermissionDenied,
 )
 from fruitctl.policy.decision import Actor
 from fruitctl.telemetry import EventLog
@@ -63,22 +64,29 @@ Reply = bytes | None | Awaitable[bytes | None]
 Outcome = dict[str, Any] | None | Awaitable[dict[str, Any] | None]
 
 
-class Session:
-    """One connection: who is calling (an agent named after its process until it identifies
-    itself) and the dialect it spoke last, for answering a line that is not JSON."""
+AGENTS_ONLY = "This is the agents' socket: whoever connects here is an agent, never the person."
 
-    def __init__(self, default_name: Callable[[], str]) -> None:
-        self._default_name = default_name
+
+class Session:
+    """One connection: who is calling (an agent named by ``default`` until it identifies
+    itself) and the dialect it spoke last, for answering a line that is not JSON. A session of
+    the agents' socket (``agents_only``) can never become the person."""
+
+    def __init__(self, default: Callable[[], Actor], *, agents_only: bool = False) -> None:
+        self._default = default
         self._actor: Actor | None = None
+        self.agents_only = agents_only
         self.dialect: str | None = None
 
     @property
     def actor(self) -> Actor:
         if self._actor is None:  # resolved on first use: a ping never pays for the lookup
-            self._actor = Actor("agent", f"socket:{self._default_name()}")
+            self._actor = self._default()
         return self._actor
 
     def become(self, actor: Actor) -> None:
+        if self.agents_only and actor.kind != "agent":
+            raise PermissionDenied(AGENTS_ONLY)
         self._actor = actor
 
 

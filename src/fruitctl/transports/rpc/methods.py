@@ -29,7 +29,7 @@ from fruitctl.domain.errors import InvalidParams, PermissionDenied, from_code
 from fruitctl.gateway import Gateway
 from fruitctl.policy.decision import Actor
 from fruitctl.tools.model import Tool
-from fruitctl.transports.rpc.jsonrpc import Method, Session
+from fruitctl.transports.rpc.jsonrpc import AGENTS_ONLY, Method, Session
 
 SERVICE = "fruitctl"
 CATALOG = "fruitctl.tools.catalog."
@@ -145,6 +145,8 @@ def _identify(params: dict[str, Any], session: Session, human_token: str) -> dic
     kind, name, token = params.get("kind"), params.get("name"), params.get("token")
     if kind not in ("agent", "human"):
         raise InvalidParams('\'kind\' must be "agent" or "human".', field="kind")
+    if kind == "human" and session.agents_only:  # refused before any token is looked at
+        raise PermissionDenied(AGENTS_ONLY)
     if not isinstance(name, str) or not NAME.match(name):
         raise InvalidParams("'name' must be 1-64 letters, digits or ._:@/-", field="name")
     if kind == "human" and not (

@@ -19,6 +19,7 @@ from concurrent.futures import ThreadPoolExecutor
 from typing import Any, TypeVar
 
 from fruitctl.domain.errors import InvalidRequest, Timeout
+from fruitctl.policy.decision import Actor
 from fruitctl.telemetry import EventLog
 from fruitctl.transports.rpc.jsonrpc import Dispatcher, Session, encode, error_response
 from fruitctl.transports.rpc.peer import Peer, peer_of, process_name
@@ -67,11 +68,15 @@ class RpcServer:
         *,
         max_bytes: int,
         allowed_uid: int | None = None,
+        agent_uids: frozenset[int] | None = None,
     ) -> None:
+        """The person's socket admits this process's own uid (``allowed_uid``); the agents'
+        socket (``agent_uids`` given) admits exactly those uids, each peer always an agent."""
         self.dispatcher = dispatcher
         self.log = log
         self.max_bytes = max_bytes
         self.allowed_uid = os.geteuid() if allowed_uid is None else allowed_uid
+        self.agent_uids = agent_uids
         self.connections: set[Connection] = set()
         self._server: asyncio.AbstractServer | None = None
 
@@ -81,7 +86,16 @@ class RpcServer:
         self._server = await loop.create_unix_server(lambda: Connection(self), sock=sock)
 
     def admits(self, peer: Peer) -> bool:
-        return peer.uid is not None and peer.uid == self.allowed_uid
+        if peer.uid is None:
+            return False
+        if self.agent_uids is not None:
+            return peer.uid in self.agent_uids
+        return peer.uid == self.allowed_uid
+
+    def session(self, peer: Peer) -> Session:
+        if self.agent_uids is not None:
+            return Session(lambda: Actor("agent", f"uid:{peer.uid}"), agents_only=True)
+        return Session(lambda: Actor("agent", f"socket:{process_name(peer.pid)}"))
 
     def in_flight(self) -> set[asyncio.Task[None]]:
         return {task for conn in self.connections for task in conn.tasks}
@@ -118,7 +132,7 @@ class Connection(asyncio.Protocol):
             transport.abort()  # reading has not started: not a byte of theirs is looked at
             return
         self._transport = transport
-        self._session = Session(lambda: process_name(peer.pid))
+        self._session = self.server.session(peer)
         self.server.connections.add(self)
 
     def data_received(self, data: bytes) -> None:
