@@ -40,6 +40,7 @@ from collections.abc import Iterator
 from contextlib import AbstractAsyncContextManager
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
+from urllib.parse import urlsplit
 
 import uvicorn
 from mcp.server.streamable_http_manager import StreamableHTTPSessionManager
@@ -206,6 +207,7 @@ def http_app(
     max_body_bytes: int = DEFAULT_MAX_BODY_BYTES,
     elicit: bool = False,
     tokens: TokenStore | None = None,
+    public_url: str = "",
 ) -> GuardedMcpApp:
     """The MCP server for ``gateway`` at ``/mcp``, as an ASGI app for ``host:port`` (bound);
     ``elicit`` as in ``build_server``; ``tokens``: the HTTP API's, whose agent tokens are
@@ -214,8 +216,8 @@ def http_app(
         raise ValueError("an empty token would let anyone in")
     if not 0 < port < 65536:
         raise ValueError("the Host and Origin checks need the real, bound port")
-    hosts = allowed_hosts(host, port)
-    origins = [f"http://{name}" for name in hosts]
+    hosts = allowed_hosts(host, port, public_url)
+    origins = allowed_origins(hosts, public_url)
     server = build_server(gateway, elicit=elicit)
     inner = server.streamable_http_app(
         streamable_http_path=MCP_PATH,
@@ -236,10 +238,24 @@ def http_app(
     )
 
 
-def allowed_hosts(host: str, port: int) -> list[str]:
-    """The ``Host`` values that name this server: the loopback names and the bound address."""
-    names = dict.fromkeys((*net.LOOPBACK_NAMES, net.uri_host(host)))
-    return [f"{name}:{port}" for name in names]
+def allowed_hosts(host: str, port: int, public_url: str = "") -> list[str]:
+    """The ``Host`` values that name this server: the loopback names, the bound address, and
+    the host of ``public_url`` (``[http] public_url``: as typed, and with the bound port)."""
+    names = [f"{name}:{port}" for name in (*net.LOOPBACK_NAMES, net.uri_host(host))]
+    if public_url:
+        netloc = urlsplit(public_url).netloc.lower()
+        names += [netloc, f"{netloc.rsplit(':', 1)[0]}:{port}"]
+    return list(dict.fromkeys(names))
+
+
+def allowed_origins(hosts: list[str], public_url: str = "") -> list[str]:
+    """The ``Origin`` values a browser on this server's pages sends: http on each host name,
+    and ``public_url``'s own scheme and host (https when a proxy adds TLS)."""
+    origins = [f"http://{name}" for name in hosts]
+    if public_url:
+        parts = urlsplit(public_url)
+        origins.append(f"{parts.scheme}://{parts.netloc}".lower())
+    return list(dict.fromkeys(origins))
 
 
 # --- the token ----------------------------------------------------------------------------------

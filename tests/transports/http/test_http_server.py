@@ -41,10 +41,12 @@ class Recorder:
 
     def __init__(self) -> None:
         self.sent: list[tuple[str, str]] = []
+        self.links: list[str | None] = []
         self.arrived = threading.Event()
 
-    def send(self, title: str, body: str) -> bool:
+    def send(self, title: str, body: str, link: str | None = None) -> bool:
         self.sent.append((title, body))
+        self.links.append(link)
         self.arrived.set()
         return True
 
@@ -112,6 +114,34 @@ def test_an_agent_token_spends_one_budget_on_both_doors(
     assert [r.status_code for r in others + own] == [200] * 6
 
 
+def test_both_doors_answer_to_the_public_url_and_links_use_it(
+    home: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("FRUITCTL_HTTP__PUBLIC_URL", "https://mac-mini.tailnet.ts.net")
+    app = bootstrap.build()
+    try:
+        token = TokenStore(secrets_dir(app)).issue("agent", 600, "t")[0]
+        server = HttpServer(app, "127.0.0.1", 0, notifier=Recorder())  # type: ignore[arg-type]
+        with server.running() as url, httpx.Client(base_url=url, timeout=20) as client:
+            bearer = {"Authorization": f"Bearer {token}"}
+            mcp_headers = {**bearer, "Accept": "application/json, text/event-stream"}
+
+            def both(host: str, origin: str | None = None) -> list[int]:
+                extra = {"Host": host, **({"Origin": origin} if origin else {})}
+                api = client.get("/reminders/lists", headers={**bearer, **extra})
+                mcp = client.post("/mcp", json=INITIALIZE, headers={**mcp_headers, **extra})
+                return [api.status_code, mcp.status_code]
+
+            public = both("mac-mini.tailnet.ts.net", "https://mac-mini.tailnet.ts.net")
+            foreign = both("evil.test")
+            pending = client.post("/reminders", json={"title": "x"}, headers=bearer).json()
+    finally:
+        app.close()
+    assert public == [200, 200]
+    assert all(code in (400, 421) for code in foreign), foreign
+    assert pending["url"].startswith("https://mac-mini.tailnet.ts.net/ui/proposals/")
+
+
 def test_a_busy_port_fails_before_serving(app: bootstrap.App) -> None:
     first = HttpServer(app, "127.0.0.1", 0, notifier=Recorder())  # type: ignore[arg-type]
     with first.running() as url:
@@ -148,6 +178,7 @@ def test_a_proposal_from_another_front_door_is_announced_once(app: bootstrap.App
     assert title == notify.TITLE
     assert "'new'" in body and "'old'" not in body
     assert f"{url}/ui/proposals/{fresh.output['proposalId']}" in body
+    assert recorder.links == [f"{url}/ui/proposals/{fresh.output['proposalId']}"]
     assert already.output["proposalId"] not in body
 
 
@@ -168,6 +199,81 @@ def test_the_notifier_commands() -> None:
     assert mac[-2:] == ["T", '"; do shell script "x']  # data in argv, never in the script
     assert notify.command("T", "b", "linux", which(set())) is None
     assert notify.command("T", "b", "darwin", which({"notify-send"})) is None
+
+
+def test_on_a_mac_terminal_notifier_opens_the_page_when_clicked() -> None:
+    def which(found: set[str]) -> Any:
+        return lambda name: f"/opt/homebrew/bin/{name}" if name in found else None
+
+    link = "http://100.64.0.1:8765/ui/proposals/p1"
+    both = which({"terminal-notifier", "osascript"})
+    assert notify.command("T", "-body", "darwin", both, link) == [
+        "/opt/homebrew/bin/terminal-notifier",
+        "-title",
+        "T",
+        "-message",
+        "-body",
+        "-group",
+        "fruitctl",
+        "-open",
+        link,
+    ]
+    fallback = notify.command("T", f"b\n{link}", "darwin", which({"osascript"}), link)
+    assert fallback is not None and fallback[0].endswith("osascript")
+    assert fallback[-1] == f"b\n{link}"  # the link shown in the text
+
+
+def test_on_linux_an_open_button_opens_the_page_where_libnotify_has_actions() -> None:
+    link = "http://127.0.0.1:8765/ui/proposals/p1"
+    ran: list[list[str]] = []
+    opened = threading.Event()
+
+    def run(argv: list[str], **kwargs: Any) -> Any:
+        assert "shell" not in kwargs
+        ran.append(argv)
+        if argv[-1] == link:
+            opened.set()
+        help_text = "  -A, --action=[NAME=]Text...  Specifies the actions to display" * (
+            argv[-1] == "--help"
+        )
+        return subprocess.CompletedProcess(argv, 0, stdout=help_text)
+
+    class Shown:
+        def __init__(self, argv: list[str], **kwargs: Any) -> None:
+            self.argv = argv
+            spawned.append(argv)
+
+        def communicate(self, timeout: float | None = None) -> tuple[bytes, None]:
+            return b"open\n", None
+
+    spawned: list[list[str]] = []
+    everything = notify.Notifier(run, "linux", lambda name: f"/usr/bin/{name}", Shown)
+    assert everything.send("T", "body", link)
+    assert opened.wait(10), "the page was not opened"
+    assert spawned == [
+        [
+            "/usr/bin/notify-send",
+            "--action=open=Open",
+            "--wait",
+            "--app-name=fruitctl",
+            "--urgency=normal",
+            "T",
+            "body",
+        ]
+    ]
+    assert ran == [["/usr/bin/notify-send", "--help"], ["/usr/bin/xdg-open", link]]
+
+    # An older notify-send (no --action): the notification alone, the link in its text.
+    plain: list[list[str]] = []
+
+    def old_run(argv: list[str], **kwargs: Any) -> Any:
+        plain.append(argv)
+        return subprocess.CompletedProcess(argv, 0, stdout="Usage: notify-send SUMMARY")
+
+    older = notify.Notifier(old_run, "linux", lambda name: f"/usr/bin/{name}", Shown)
+    assert older.send("T", "body", link) and older.send("T", "again", link)
+    assert plain[0] == ["/usr/bin/notify-send", "--help"]  # asked once, remembered
+    assert [argv[-1] for argv in plain[1:]] == ["body", "again"]
 
 
 def test_the_notifier_is_silent_when_it_cannot_notify() -> None:

@@ -22,7 +22,6 @@ import threading
 import time
 from collections.abc import Iterator
 from typing import TYPE_CHECKING
-from urllib.parse import urlsplit
 
 import uvicorn
 from starlette.types import ASGIApp, Receive, Scope, Send
@@ -85,7 +84,7 @@ class HttpServer:
         self.url = f"http://{net.uri_host(self.host)}:{port}"
         public = self.app.config.settings.http.public_url
         self.app.approvals.page_base = public or self.url
-        hosts = _allowed_hosts(self.host, port, public)
+        hosts = mcp_http.allowed_hosts(self.host, port, public)  # one rule for both doors
         api = create_app(self.app, tokens=self.tokens, allowed_hosts=hosts)
         self._mcp = mcp_http.http_app(
             self.app.gateway,
@@ -94,6 +93,7 @@ class HttpServer:
             port=port,
             elicit=self.app.config.settings.approvals.mcp_elicitation,
             tokens=self.tokens,
+            public_url=public,
         )
         asgi = _beside_mcp(api, self._mcp)
         config = uvicorn.Config(
@@ -204,13 +204,3 @@ def listen(host: str, port: int) -> socket.socket:
         return net.listen(host, port)
     except net.ListenError as exc:
         raise HttpServeError(str(exc)) from None
-
-
-def _allowed_hosts(host: str, port: int, public_url: str) -> list[str]:
-    """The ``Host`` values naming this server: loopback names, the bound address, and the host
-    of ``public_url`` (as typed, with and without its port)."""
-    names = [f"{name}:{port}" for name in (*net.LOOPBACK_NAMES, net.uri_host(host))]
-    if public_url:
-        netloc = urlsplit(public_url).netloc.lower()
-        names += [netloc, f"{netloc.rsplit(':', 1)[0]}:{port}"]
-    return list(dict.fromkeys(names))
