@@ -56,7 +56,12 @@ def call_command(
     name: Annotated[str, typer.Argument(help="Tool name, e.g. query_reminders.")],
     args: Annotated[str, typer.Option("--args", help="Arguments as a JSON object.")] = "{}",
     actor: Annotated[
-        ActorKind, typer.Option("--as", help="Call as a person (default) or as an agent would.")
+        ActorKind,
+        typer.Option(
+            "--as",
+            help="Call as a person (default) or as an agent would; with a gateway elsewhere "
+            "the token says who calls.",
+        ),
     ] = ActorKind.human,
     key: Annotated[
         str | None,

@@ -47,7 +47,8 @@ def check_url(url: str) -> str:
 
 def segment(value: str) -> str:
     """One path segment, escaped: an id never adds a ``/`` or ``..`` to the path."""
-    return quote(value, safe="")
+    escaped = quote(value, safe="")
+    return escaped.replace(".", "%2E") if escaped in ("", ".", "..") else escaped
 
 
 class ApiClient:
