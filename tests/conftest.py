@@ -39,6 +39,9 @@ def _zone_and_home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[
         "FRUITCTL_SOCKET_PATH",
         "FRUITCTL_SERVER__SOCKET_PATH",
         "FRUITCTL_IN_PROCESS",
+        # Nor a gateway elsewhere the developer's CLI is pointed at.
+        "FRUITCTL_URL",
+        "FRUITCTL_TOKEN",
     ):
         monkeypatch.delenv(name, raising=False)
     yield home
