@@ -25,6 +25,7 @@ import fruitctl.approvals.audit as audit_module
 import fruitctl.cli.app  # noqa: F401
 import fruitctl.cli.audit as audit_cli
 from fruitctl.approvals.audit import GENESIS, AuditLog
+from fruitctl.cli.client import LocalClient
 from fruitctl.domain.errors import InvalidParams
 from fruitctl.store import open_database
 from fruitctl.store.engine import WRITE_OPTION
@@ -298,7 +299,8 @@ runner = CliRunner()
 
 @pytest.fixture
 def cli(log: AuditLog, monkeypatch: pytest.MonkeyPatch) -> Any:
-    monkeypatch.setattr(audit_cli, "services", lambda as_json=False: SimpleNamespace(audit=log))
+    local = LocalClient(SimpleNamespace(audit=log, remote=None))  # type: ignore[arg-type]
+    monkeypatch.setattr(audit_cli, "client", lambda as_json=False: local)
     return lambda *args: runner.invoke(audit_cli.audit_app, list(args))
 
 

@@ -77,6 +77,8 @@ def _settled(output: str) -> object:
     found = json.loads(output)
     if isinstance(found, dict):
         found.pop("generatedAt", None)
+        if "timezone" in found.get("window", {}):  # calendar upcoming: a window from now
+            found["window"] = {"timezone": found["window"]["timezone"]}
     return found
 
 

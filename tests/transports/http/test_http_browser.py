@@ -34,7 +34,7 @@ PHONE = {"width": 390, "height": 844}
 
 
 class Silent:
-    def send(self, title: str, body: str) -> bool:
+    def send(self, title: str, body: str, link: str | None = None) -> bool:
         return False
 
 
