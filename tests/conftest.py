@@ -17,6 +17,7 @@ from hypothesis import settings
 from searx_server import FakeSearx, running_searx
 
 from fruitctl.backends.local import LocalReminders
+from fruitctl.domain.dates import use_zone
 from fruitctl.services.reminders import RemindersService
 from fruitctl.store import open_database
 
@@ -25,6 +26,7 @@ from fruitctl.store import open_database
 def _zone_and_home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Path]:
     monkeypatch.setenv("TZ", "Europe/Rome")
     time.tzset()
+    use_zone(None)  # the host's, as a fresh start without [server] timezone
     home = tmp_path / "home"
     monkeypatch.setenv("FRUITCTL_HOME", str(home))
     # A daemon a test starts serves HTTP on a free port, never on a developer's 8765.
@@ -47,6 +49,7 @@ def _zone_and_home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[
     yield home
     monkeypatch.undo()
     time.tzset()
+    use_zone(None)
 
 
 @pytest.fixture

@@ -22,6 +22,7 @@ from fruitctl.approvals.audit import AuditLog
 from fruitctl.approvals.config import ConfigStore
 from fruitctl.approvals.engine import Approvals
 from fruitctl.config import Config, ConfigError
+from fruitctl.domain.dates import use_zone
 from fruitctl.domain.errors import from_code
 from fruitctl.gateway import Action, Gateway
 from fruitctl.policy import governance as governance_module
@@ -215,6 +216,14 @@ class App:
                 "calendar": self.calendar_backend.permission_status(),
             },
         }
+        # A service whose permission could not be told, and why (a server out of reach).
+        problems = {
+            name: problem["message"]
+            for name, backend in (("reminders", self.backend), ("calendar", self.calendar_backend))
+            if callable(told := getattr(backend, "access_problem", None)) and (problem := told())
+        }
+        if problems:
+            status["unavailable"] = problems
         tags = getattr(self.backend, "tags_status", None)
         if callable(tags):  # a backend that reads tags from somewhere it may not reach
             status["tags"] = tags()
@@ -277,6 +286,7 @@ class App:
 def build(config: Config | None = None) -> App:
     """The app for ``config``: a bad configuration fails here, before anything opens."""
     config = config or config_module.load()
+    use_zone(config.settings.server.timezone or None)
     return App(
         config,
         reminders_backend_factory(config),

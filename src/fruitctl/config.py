@@ -21,8 +21,11 @@ from pathlib import Path
 from typing import Annotated, Any, Literal
 
 import platformdirs
-from pydantic import BaseModel, ConfigDict, Field, SecretStr, ValidationError
+from pydantic import AfterValidator, BaseModel, ConfigDict, Field, SecretStr, ValidationError
 from pydantic_settings import BaseSettings, PydanticBaseSettingsSource, SettingsConfigDict
+
+from fruitctl.domain.dates import zone
+from fruitctl.domain.errors import InvalidParams
 
 APP = "fruitctl"
 SOCKET_ENV = "FRUITCTL_SOCKET_PATH"
@@ -134,7 +137,23 @@ class ApprovalsConfig(Section):
     )
 
 
+def _zone_name(name: str) -> str:
+    if name:
+        try:
+            zone(name)
+        except InvalidParams:
+            raise ValueError(
+                f"unknown time zone '{name}': use an IANA name like 'Europe/Rome'"
+            ) from None
+    return name
+
+
 class ServerConfig(Section):
+    timezone: Annotated[str, AfterValidator(_zone_name)] = Field(
+        "",
+        description="The zone every date-time is answered in (an IANA name like 'Europe/Rome'); "
+        "empty: the host's. One zone makes dates compare in time order.",
+    )
     socket_path: str = Field(
         "",
         description="The daemon's Unix socket (default <run dir>/fruitctl.sock); "

@@ -214,18 +214,19 @@ def test_create_round_trips_every_field_in_input_order(backend: RemindersBackend
         assert full.isFlagged is True
     assert full.url == "https://example.com/x"
     assert full.due == datetime(2026, 2, 24, 18, 0, tzinfo=NEW_YORK)
-    assert full.due.utcoffset() == timedelta(hours=-5)  # type: ignore[union-attr]
-    assert full.to_wire()["dueDate"] == "2026-02-24T18:00:00-05:00"
+    # Read in the person's zone (Rome here), whatever zone it was written in.
+    assert full.due.utcoffset() == timedelta(hours=1)  # type: ignore[union-attr]
+    assert full.to_wire()["dueDate"] == "2026-02-25T00:00:00+01:00"
 
     assert type(dated.due) is date
     assert dated.due == date(2026, 2, 24)
     assert dated.to_wire()["dueDate"] == "2026-02-24"
 
     assert done.isCompleted is True
-    assert _same_moment(backend, done.completionDate, "2024-01-15T10:00:00-05:00")
+    assert _same_moment(backend, done.completionDate, "2024-01-15T16:00:00+01:00")
     assert done.to_wire()["completionDate"] == done.completionDate
 
-    assert utc.to_wire()["dueDate"] == "2026-02-24T10:00:00+00:00"
+    assert utc.to_wire()["dueDate"] == "2026-02-24T11:00:00+01:00"
 
     for reminder in created:
         assert datetime.fromisoformat(reminder.creationDate).tzinfo is not None
@@ -289,13 +290,13 @@ UNTOUCHED = tuple(
         ({"priority": 0}, {"priority": 0}),
         (
             {"dueDate": datetime(2026, 3, 1, 9, 0, tzinfo=NEW_YORK)},
-            {"dueDate": "2026-03-01T09:00:00-05:00"},
+            {"dueDate": "2026-03-01T15:00:00+01:00"},
         ),
         ({"dueDate": date(2026, 3, 1)}, {"dueDate": "2026-03-01"}),
         ({"dueDate": None}, {"dueDate": None}),
         (
             {"completionDate": datetime(2024, 1, 15, 10, 0, tzinfo=NEW_YORK)},
-            {"completionDate": "2024-01-15T10:00:00-05:00", "isCompleted": True},
+            {"completionDate": "2024-01-15T16:00:00+01:00", "isCompleted": True},
         ),
         ({"tags": ("z", "y", "x")}, {"tags": ("z", "y", "x")}),
         ({"tags": ()}, {"tags": ()}),

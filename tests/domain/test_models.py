@@ -55,9 +55,9 @@ def test_backends_may_hand_in_objects_and_get_canonical_text() -> None:
             "completionDate": "2026-02-21T10:00:00Z",
         }
     )
-    assert reminder.dueDate == "2026-02-24T18:00:00+00:00"
+    assert reminder.dueDate == "2026-02-24T19:00:00+01:00"
     assert reminder.creationDate == "2026-02-20T09:00:00+01:00"
-    assert reminder.completionDate == "2026-02-21T10:00:00+00:00"
+    assert reminder.completionDate == "2026-02-21T11:00:00+01:00"
     dated = Reminder.model_validate(WIRE | {"dueDate": date(2026, 3, 1)})
     assert dated.dueDate == "2026-03-01" and dated.due == date(2026, 3, 1)
 

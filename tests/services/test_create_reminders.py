@@ -81,7 +81,7 @@ def test_all_fields(service: RemindersService, local_backend: LocalReminders) ->
     assert created["notes"] == "Ask about\nthe appointment"
     assert created["listId"] == work.id
     assert created["listName"] == "Work"
-    assert created["dueDate"] == "2024-01-20T09:00:00-05:00"
+    assert created["dueDate"] == "2024-01-20T15:00:00+01:00"
     assert created["priority"] == 1
     assert created["tags"] == ["@calls", "next"]
     assert created["isFlagged"] is True
@@ -142,18 +142,18 @@ def test_date_only_due_date_stays_date_only(service: RemindersService) -> None:
     assert _due(service, "2026-02-24") == "2026-02-24"
 
 
-def test_timed_due_date_keeps_its_offset(service: RemindersService) -> None:
-    assert _due(service, "2026-02-24T18:00:00-05:00") == "2026-02-24T18:00:00-05:00"
-    assert _due(service, "2026-02-24T18:00:00+05:30") == "2026-02-24T18:00:00+05:30"
+def test_timed_due_date_comes_back_in_the_persons_zone(service: RemindersService) -> None:
+    assert _due(service, "2026-02-24T18:00:00-05:00") == "2026-02-25T00:00:00+01:00"
+    assert _due(service, "2026-02-24T18:00:00+05:30") == "2026-02-24T13:30:00+01:00"
 
 
-def test_z_due_date_comes_back_as_plus_zero(service: RemindersService) -> None:
-    assert _due(service, "2026-02-24T10:00:00Z") == "2026-02-24T10:00:00+00:00"
+def test_z_due_date_comes_back_with_an_offset(service: RemindersService) -> None:
+    assert _due(service, "2026-02-24T10:00:00Z") == "2026-02-24T11:00:00+01:00"
 
 
 def test_lowercase_z_is_accepted_like_uppercase(service: RemindersService) -> None:
     # RFC 3339 allows 'z'; fruitctl.domain.dates' own pattern accepts it too.
-    assert _due(service, "2026-02-24T10:00:00z") == "2026-02-24T10:00:00+00:00"
+    assert _due(service, "2026-02-24T10:00:00z") == "2026-02-24T11:00:00+01:00"
 
 
 def test_naive_due_date_is_read_in_the_host_zone(service: RemindersService) -> None:

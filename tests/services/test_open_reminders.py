@@ -113,7 +113,7 @@ def test_items_carry_the_gtd_fields(service: RemindersService) -> None:
         "id": created["id"],
         "listName": "Reminders",
         "title": "Chiamare commercialista",
-        "dueAt": "2026-02-25T08:00:00+00:00",
+        "dueAt": "2026-02-25T09:00:00+01:00",
         "priority": 5,
         "isFlagged": True,
         "tags": ["@calls", "next"],

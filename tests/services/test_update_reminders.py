@@ -70,7 +70,7 @@ def full(service: RemindersService) -> dict[str, Any]:
     [
         ({"title": "Call the dentist"}, "title", "Call the dentist"),
         ({"notes": "Bring the card"}, "notes", "Bring the card"),
-        ({"dueDate": "2026-03-01T09:00:00-05:00"}, "dueDate", "2026-03-01T09:00:00-05:00"),
+        ({"dueDate": "2026-03-01T09:00:00-05:00"}, "dueDate", "2026-03-01T15:00:00+01:00"),
         ({"priority": "low"}, "priority", 9),
         ({"priority": "none"}, "priority", 0),
         ({"tags": ["@home"]}, "tags", ["@home"]),
@@ -177,7 +177,7 @@ def test_date_only_due_date_stays_date_only(
 
 def test_due_date_z_and_naive_inputs(service: RemindersService, full: dict[str, Any]) -> None:
     (updated,) = _update(service, {"id": full["id"], "dueDate": "2026-02-24T10:00:00Z"})
-    assert updated["dueDate"] == "2026-02-24T10:00:00+00:00"
+    assert updated["dueDate"] == "2026-02-24T11:00:00+01:00"
     (updated,) = _update(service, {"id": full["id"], "dueDate": "2026-02-24T10:00:00"})
     assert updated["dueDate"] == "2026-02-24T10:00:00+01:00"
 
@@ -212,9 +212,9 @@ def test_completed_false_clears_completion(service: RemindersService, full: dict
 def test_completed_date_sets_that_date(service: RemindersService, full: dict[str, Any]) -> None:
     (updated,) = _update(service, {"id": full["id"], "completedDate": "2024-01-15T10:00:00-05:00"})
     assert updated["isCompleted"] is True
-    assert updated["completionDate"] == "2024-01-15T10:00:00-05:00"
+    assert updated["completionDate"] == "2024-01-15T16:00:00+01:00"
     (updated,) = _update(service, {"id": full["id"], "completedDate": "2024-01-16T10:00:00Z"})
-    assert updated["completionDate"] == "2024-01-16T10:00:00+00:00"
+    assert updated["completionDate"] == "2024-01-16T11:00:00+01:00"
     (updated,) = _update(service, {"id": full["id"], "completedDate": "2024-01-17T10:00:00"})
     assert updated["completionDate"] == "2024-01-17T10:00:00+01:00"
     assert _stored(service)[full["id"]] == updated
@@ -237,7 +237,7 @@ def test_completed_date_overrides_completed_true(
         service,
         {"id": full["id"], "completed": True, "completedDate": "2024-01-15T10:00:00-05:00"},
     )
-    assert updated["completionDate"] == "2024-01-15T10:00:00-05:00"
+    assert updated["completionDate"] == "2024-01-15T16:00:00+01:00"
     (updated,) = _update(service, {"id": full["id"], "completed": True, "completedDate": None})
     assert updated["isCompleted"] is False
     assert updated["completionDate"] is None
@@ -251,7 +251,7 @@ def test_completed_date_overrides_completed_false(
         {"id": full["id"], "completed": False, "completedDate": "2024-01-15T10:00:00-05:00"},
     )
     assert updated["isCompleted"] is True
-    assert updated["completionDate"] == "2024-01-15T10:00:00-05:00"
+    assert updated["completionDate"] == "2024-01-15T16:00:00+01:00"
 
 
 def test_completed_date_must_be_a_date_time(

@@ -319,8 +319,8 @@ def test_a_unified_log_line_is_parsed() -> None:
     }
     other_zone = {**MAC, "timestamp": "2025-01-16 03:00:00-0500", "messageType": "Default"}
     entry = parse_unified_log_line(json.dumps(other_zone))
-    assert entry is not None
-    assert (entry["time"], entry["level"]) == ("2025-01-16T03:00:00-05:00", "notice")
+    assert entry is not None  # read in the person's zone, like every time fruitctl answers
+    assert (entry["time"], entry["level"]) == ("2025-01-16T09:00:00+01:00", "notice")
 
 
 def test_unified_log_lines_that_are_not_log_events_are_skipped() -> None:

@@ -21,7 +21,8 @@ import icalendar
 import recurring_ical_events
 
 from fruitctl.backends import ical_events as ical
-from fruitctl.domain.calendar import check_rrule, zone
+from fruitctl.domain.calendar import check_rrule
+from fruitctl.domain.dates import zone
 from fruitctl.domain.errors import InvalidParams, NotFound
 from fruitctl.ports import EventChanges, EventScope, NewEvent
 

@@ -14,16 +14,13 @@ for a timed series, in UTC; ``20260224`` for an all-day one). Its ``id`` is
 
 from __future__ import annotations
 
-import os
 import re
 from datetime import UTC, date, datetime
-from pathlib import Path
 from typing import Annotated, Any
-from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
 from pydantic import BaseModel, BeforeValidator, ConfigDict
 
-from fruitctl.domain.dates import canonical_due
+from fruitctl.domain.dates import canonical_moment, instant
 from fruitctl.domain.errors import InvalidParams
 
 CALENDAR_NAME_MAX = 255
@@ -34,7 +31,7 @@ _OCCURRENCE_KEY = re.compile(r"^\d{8}(T\d{6}Z)?$")
 
 def _wire_moment(value: Any) -> str:
     try:
-        return canonical_due(value)
+        return canonical_moment(value)
     except InvalidParams as exc:
         raise ValueError(exc.message) from None
 
@@ -135,43 +132,7 @@ def occurrence_id(series_id: str, key: str) -> str:
 
 def event_sort_key(event: Event) -> tuple[float, str]:
     """Events by start (an all-day event at its local midnight), then id: one total order."""
-    start = event.start
-    if isinstance(start, datetime):
-        moment = start.timestamp()
-    else:
-        moment = datetime(start.year, start.month, start.day).astimezone().timestamp()
-    return (moment, event.id)
-
-
-def zone(name: str, field: str = "timezone") -> ZoneInfo:
-    """The IANA zone called ``name``, or ``InvalidParams`` naming ``field``."""
-    try:
-        if not name or name != name.strip() or name.startswith(("/", ".")):
-            raise ValueError(name)
-        return ZoneInfo(name)
-    except (ZoneInfoNotFoundError, ValueError):
-        raise InvalidParams(
-            f"Unknown time zone '{name}' for '{field}'. Use an IANA name like 'Europe/Rome'.",
-            field=field,
-        ) from None
-
-
-def host_timezone() -> str:
-    """The IANA name of the host's zone: ``$TZ`` when it names one, else the target of
-    /etc/localtime; "UTC" when neither tells (a bare container)."""
-    candidates = [os.environ.get("TZ", "").lstrip(":")]
-    try:
-        target = str(Path("/etc/localtime").resolve())
-        candidates.append(target.partition("zoneinfo/")[2])
-    except OSError:
-        pass
-    for name in candidates:
-        try:
-            if name:
-                return zone(name).key
-        except InvalidParams:
-            continue
-    return "UTC"
+    return (instant(event.start), event.id)
 
 
 _RRULE_PARTS = frozenset(

@@ -1,13 +1,21 @@
 """ISO 8601 on the wire: always an explicit ``+HH:MM`` offset, never ``Z``, never naive.
 
+Every date-time fruitctl answers is in one zone - the person's: ``[server] timezone``, else the
+host's - whatever offset it was written with, so two answers compare as text in time order (a
+JMESPath ``sort_by(@, &dueDate)`` or ``[?creationDate >= '2024-01-01']`` is right). Only an
+event's start and end keep the offset of the event's own zone (``format_keeping_offset``).
+
 A date-only value (``2026-02-24``) stays a ``date``: turning it into midnight is a bug peers have.
-A naive date-time from a caller is read in the host's zone, the way a person typing it means it.
+A naive date-time from a caller is read in the person's zone, the way a person typing it means it.
 """
 
 from __future__ import annotations
 
+import os
 import re
 from datetime import UTC, date, datetime, timedelta
+from pathlib import Path
+from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
 from fruitctl.domain.errors import InvalidParams
 
@@ -26,9 +34,61 @@ def invalid_date(value: object) -> InvalidParams:
     )
 
 
+def zone(name: str, field: str = "timezone") -> ZoneInfo:
+    """The IANA zone called ``name``, or ``InvalidParams`` naming ``field``."""
+    try:
+        if not name or name != name.strip() or name.startswith(("/", ".")):
+            raise ValueError(name)
+        return ZoneInfo(name)
+    except (ZoneInfoNotFoundError, ValueError):
+        raise InvalidParams(
+            f"Unknown time zone '{name}' for '{field}'. Use an IANA name like 'Europe/Rome'.",
+            field=field,
+        ) from None
+
+
+def host_timezone() -> str:
+    """The IANA name of the host's zone: ``$TZ`` when it names one, else the target of
+    /etc/localtime; "UTC" when neither tells (a bare container)."""
+    candidates = [os.environ.get("TZ", "").lstrip(":")]
+    try:
+        target = str(Path("/etc/localtime").resolve())
+        candidates.append(target.partition("zoneinfo/")[2])
+    except OSError:
+        pass
+    for name in candidates:
+        try:
+            if name:
+                return zone(name).key
+        except InvalidParams:
+            continue
+    return "UTC"
+
+
+_configured: ZoneInfo | None = None
+_host: tuple[str | None, ZoneInfo] | None = None
+
+
+def use_zone(name: str | None) -> None:
+    """Answer in ``name`` from now on (``[server] timezone``); ``None``: the host's zone."""
+    global _configured
+    _configured = None if name is None else zone(name, "server.timezone")
+
+
+def wire_zone() -> ZoneInfo:
+    """The one zone answers are in: the configured one, else the host's (which follows $TZ)."""
+    global _host
+    if _configured is not None:
+        return _configured
+    tz = os.environ.get("TZ")
+    if _host is None or _host[0] != tz:
+        _host = (tz, ZoneInfo(host_timezone()))
+    return _host[1]
+
+
 def now() -> datetime:
-    """The current instant in the host zone, to the second."""
-    return datetime.now().astimezone().replace(microsecond=0)
+    """The current instant in the person's zone, to the second."""
+    return datetime.now(wire_zone()).replace(microsecond=0)
 
 
 def parse_datetime(text: str) -> datetime:
@@ -40,7 +100,7 @@ def parse_datetime(text: str) -> datetime:
     except ValueError as exc:
         raise invalid_date(text) from exc
     if value.tzinfo is None:
-        value = value.astimezone()
+        value = value.replace(tzinfo=wire_zone())
     return value.replace(microsecond=0)
 
 
@@ -55,9 +115,20 @@ def parse_date_or_datetime(text: str) -> DateOrDateTime:
 
 
 def format_datetime(value: datetime) -> str:
-    """``2026-02-24T18:00:00+01:00``: seconds precision and a numeric offset, even for UTC."""
+    """``2026-02-24T18:00:00+01:00`` in the person's zone: seconds, a numeric offset even for UTC.
+
+    A naive value is taken to be in that zone already."""
+    tz = wire_zone()
+    placed = value.replace(tzinfo=tz) if value.tzinfo is None else value.astimezone(tz)
+    return _whole_minute_offset(placed.replace(microsecond=0)).isoformat()
+
+
+def format_keeping_offset(value: DateOrDateTime) -> str:
+    """An event's start or end: a date stays a date, a date-time keeps the offset it has."""
+    if not isinstance(value, datetime):
+        return value.isoformat()
     if value.tzinfo is None:
-        value = value.astimezone()
+        return format_datetime(value)
     return _whole_minute_offset(value.replace(microsecond=0)).isoformat()
 
 
@@ -79,16 +150,23 @@ def canonical_due(value: DateOrDateTime | str) -> str:
     return format_date_or_datetime(value)
 
 
+def canonical_moment(value: DateOrDateTime | str) -> str:
+    """The wire text of an event's start or end: like ``canonical_due``, keeping the offset."""
+    if isinstance(value, str):
+        value = parse_date_or_datetime(value)
+    return format_keeping_offset(value)
+
+
 def parse_wire(text: str) -> DateOrDateTime:
     """A wire text we wrote ourselves back to an object (no validation: it is canonical)."""
     return date.fromisoformat(text) if len(text) == 10 else datetime.fromisoformat(text)
 
 
 def instant(value: DateOrDateTime) -> float:
-    """Seconds since the epoch, for ordering; a date counts as its local midnight."""
+    """Seconds since the epoch, for ordering; a date counts as its midnight in the person's zone."""
     if isinstance(value, datetime):
         return value.timestamp()
-    return datetime(value.year, value.month, value.day).astimezone().timestamp()
+    return datetime(value.year, value.month, value.day, tzinfo=wire_zone()).timestamp()
 
 
 def _whole_minute_offset(value: datetime) -> datetime:

@@ -21,10 +21,14 @@ from fruitctl.domain.calendar import (
     occurrence_id,
     occurrence_key,
     split_event_id,
+)
+from fruitctl.domain.dates import (
+    format_datetime,
+    format_keeping_offset,
+    now,
+    wire_zone,
     zone,
 )
-from fruitctl.domain.calendar import host_timezone as host_zone
-from fruitctl.domain.dates import format_date_or_datetime, format_datetime, now
 from fruitctl.domain.errors import InvalidParams, NotFound
 from fruitctl.ports import CalendarBackend, EventChanges, EventRange, EventScope, NewEvent
 from fruitctl.services import calendar_inputs as inputs
@@ -74,17 +78,17 @@ class CalendarService:
     def upcoming(self, args: Args = None) -> dict[str, Any]:
         """Seed 000: the next ``days`` of events in ``timezone``, sorted by start."""
         request = parse(inputs.Upcoming, args, "calendar.upcoming")
-        tz = zone(request.timezone if request.timezone is not None else host_zone())
+        tz = wire_zone() if request.timezone is None else zone(request.timezone)
         start = now().astimezone(tz)
         end = start + timedelta(days=request.days)
         # Sorted here, in the zone asked for (an all-day event starts at *its* midnight),
-        # then cut: the backend's order uses the host zone.
+        # then cut: the backend's order uses the person's zone.
         found = sorted(self.backend.events(EventRange(start, end)), key=_in_zone_key(tz))
         events = [self._upcoming_item(e, tz) for e in found[: request.limit]]
         return {
             "window": {
-                "from": format_datetime(start),
-                "to": format_datetime(end),
+                "from": format_keeping_offset(start),
+                "to": format_keeping_offset(end),
                 "timezone": tz.key,
             },
             "events": events,
@@ -209,8 +213,8 @@ class CalendarService:
 def _rendered(value: date | datetime, tz: ZoneInfo) -> str:
     """A time in ``tz`` with its offset; a date (all-day) stays a date."""
     if isinstance(value, datetime):
-        return format_datetime(value.astimezone(tz))
-    return format_date_or_datetime(value)
+        value = value.astimezone(tz)
+    return format_keeping_offset(value)
 
 
 def _in_zone_key(tz: ZoneInfo) -> Any:

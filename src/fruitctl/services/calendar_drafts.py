@@ -6,8 +6,8 @@ from __future__ import annotations
 from datetime import date, datetime, time, timedelta
 from typing import Any
 
-from fruitctl.domain.calendar import LOCATION_MAX, check_rrule, host_timezone, zone
-from fruitctl.domain.dates import parse_date_or_datetime
+from fruitctl.domain.calendar import LOCATION_MAX, check_rrule
+from fruitctl.domain.dates import parse_date_or_datetime, wire_zone, zone
 from fruitctl.domain.errors import InvalidParams
 from fruitctl.domain.reminders import NOTES_MAX, check_text, check_title
 from fruitctl.services import calendar_inputs as inputs
@@ -25,12 +25,12 @@ def moment(text: str, field: str) -> Moment:
 
 
 def bound(text: str, field: str, *, end_of_day: bool = False) -> datetime:
-    """A range bound: a date is its local midnight, or with ``end_of_day`` the next one (so
-    ``to: 2026-03-07`` takes the whole 7th in)."""
+    """A range bound: a date is its midnight in the person's zone, or with ``end_of_day`` the
+    next one (so ``to: 2026-03-07`` takes the whole 7th in)."""
     value = moment(text, field)
     if isinstance(value, datetime):
         return value
-    return datetime.combine(value + timedelta(days=int(end_of_day)), time()).astimezone()
+    return datetime.combine(value + timedelta(days=int(end_of_day)), time(), wire_zone())
 
 
 def draft_of(request: inputs.CreateEvent) -> dict[str, Any]:
@@ -90,15 +90,15 @@ def _day(value: Moment) -> date:
 
 
 def _zone_for(start: Moment, wanted: str | None) -> str | None:
-    """The zone a new event keeps: the one asked for; else the host's when ``start`` is in it
+    """The zone a new event keeps: the one asked for; else the person's when ``start`` is in it
     (a person typing 09:00 means 09:00 here, every week); else none - the backend then keeps
     the instant (in UTC), since a bare offset names no zone that repeats."""
     if wanted is not None:
         return zone(wanted).key
     if not isinstance(start, datetime):
         return None
-    host = host_timezone()
-    return host if start.utcoffset() == start.astimezone(zone(host)).utcoffset() else None
+    mine = wire_zone()
+    return mine.key if start.utcoffset() == start.astimezone(mine).utcoffset() else None
 
 
 def _text(field: str, value: str | None, limit: int, *, multiline: bool = False) -> str | None:

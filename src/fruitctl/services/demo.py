@@ -8,8 +8,7 @@ from dataclasses import dataclass
 from datetime import date, datetime, time, timedelta
 from typing import Any
 
-from fruitctl.domain.calendar import host_timezone, zone
-from fruitctl.domain.dates import now
+from fruitctl.domain.dates import now, wire_zone
 from fruitctl.domain.reminders import PRIORITY_VALUES
 from fruitctl.ports import (
     CalendarBackend,
@@ -204,7 +203,7 @@ def _due(due: tuple[int, int | None] | None, today: date) -> date | datetime | N
     day = today + timedelta(days=days)
     if hour is None:
         return day  # date-only: stays a date
-    return datetime.combine(day, time(hour)).astimezone()
+    return datetime.combine(day, time(hour), wire_zone())
 
 
 def _event(row: Any, calendar_id: str, today: date) -> NewEvent:
@@ -215,8 +214,9 @@ def _event(row: Any, calendar_id: str, today: date) -> NewEvent:
         start, end = day, day + timedelta(days=length)
         tz = None
     else:
-        tz = host_timezone()
-        start = datetime.combine(day, time.fromisoformat(at), zone(tz))
+        mine = wire_zone()
+        tz = mine.key
+        start = datetime.combine(day, time.fromisoformat(at), mine)
         end = start + timedelta(minutes=length)
     return NewEvent(
         calendar_id=calendar_id,

@@ -46,8 +46,8 @@ def test_every_field_round_trips_through_the_server(open_backend: OpenBackend) -
     assert done.parentId == parent.id
     assert done.recurrence == "FREQ=WEEKLY;BYDAY=TU"
     assert done.tags == ("@calls", "next, soon", "Äpfel")
-    assert done.dueDate == "2026-02-24T18:00:00-05:00"
-    assert done.completionDate == "2026-02-25T09:30:00+05:30"
+    assert done.dueDate == "2026-02-25T00:00:00+01:00"
+    assert done.completionDate == "2026-02-25T05:00:00+01:00"
     assert done.isCompleted and done.isFlagged and done.priority == 1
 
 
@@ -69,6 +69,7 @@ def test_a_date_only_due_date_stays_a_date_on_the_server(
         (["DUE;TZID=Europe/Rome:20260224T090000"], {"dueDate": "2026-02-24T09:00:00+01:00"}),
         (["DUE:20260224T090000"], {"dueDate": "2026-02-24T09:00:00+01:00"}),  # floating: host
         (["DUE:20260224T080000Z"], {"dueDate": "2026-02-24T09:00:00+01:00"}),  # UTC: host zone
+        (["DUE;TZID=America/New_York:20260224T090000"], {"dueDate": "2026-02-24T15:00:00+01:00"}),
         (["DUE;VALUE=DATE:20260224"], {"dueDate": "2026-02-24"}),
         (["STATUS:COMPLETED", "LAST-MODIFIED:20260105T120000Z"], {"isCompleted": True}),
         (["COMPLETED:20260105T120000Z"], {"completionDate": "2026-01-05T13:00:00+01:00"}),

@@ -95,7 +95,9 @@ def test_a_date_only_due_stays_a_date_both_ways(
     assert fake.reminders[made.id].due == DateParts(2026, 3, 2)  # no hour: a date in EventKit
 
 
-def test_a_due_time_keeps_its_own_zone(backend: EventKitReminders, fake: FakeEventKit) -> None:
+def test_a_due_time_is_kept_in_its_own_zone_and_read_in_the_persons(
+    backend: EventKitReminders, fake: FakeEventKit
+) -> None:
     rome = datetime(2026, 7, 1, 9, 30, tzinfo=ZoneInfo("Europe/Rome"))
     (made,) = backend.create(
         [NewReminder(list_id=list_id(fake, "Errands"), title="Call", due=rome)]
@@ -106,7 +108,7 @@ def test_a_due_time_keeps_its_own_zone(backend: EventKitReminders, fake: FakeEve
     fixed = datetime.fromisoformat("2026-07-01T09:30:00-05:00")
     shown = backend.update(made.id, {"dueDate": fixed})
     assert fake.reminders[made.id].due == DateParts(2026, 7, 1, 9, 30, 0, "Etc/GMT+5")
-    assert shown.dueDate == "2026-07-01T09:30:00-05:00"
+    assert shown.dueDate == "2026-07-01T16:30:00+02:00"  # read in the person's zone
     # ... and one that is not whole hours, the same instant in UTC.
     odd = datetime.fromisoformat("2026-07-01T09:30:00+05:45")
     backend.update(made.id, {"dueDate": odd})
@@ -140,7 +142,7 @@ def test_a_reminder_from_the_app_maps_every_field(
         "listName": "Errands",
         "isCompleted": True,
         "priority": 1,
-        "dueDate": "2026-02-03T18:00:00-05:00",
+        "dueDate": "2026-02-04T00:00:00+01:00",
         "completionDate": None,
         "creationDate": None,
         "modificationDate": None,

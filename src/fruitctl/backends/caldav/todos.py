@@ -30,7 +30,7 @@ from typing import Any, cast
 import icalendar
 
 from fruitctl.backends.local.mirror import MirroredReminder
-from fruitctl.domain.dates import DateOrDateTime, now
+from fruitctl.domain.dates import DateOrDateTime, now, wire_zone
 from fruitctl.ports import NewReminder, ReminderChanges
 
 PRODID = "-//fruitctl//caldav//EN"
@@ -108,11 +108,12 @@ def _priority(value: Any) -> int:
 
 
 def _shown(value: DateOrDateTime, params: Any) -> DateOrDateTime:
-    """A time as the wire shows it: in the offset we wrote down, else in the host zone."""
+    """A time as it was written: in the offset we wrote down (the wire then shows it in the
+    person's zone); a floating time is the person's wall clock."""
     if not isinstance(value, datetime):
         return value
-    if value.tzinfo is None:  # floating: the person's wall clock, i.e. the host zone
-        return value.astimezone()
+    if value.tzinfo is None:
+        return value.replace(tzinfo=wire_zone())
     offset = params.get(OFFSET) if params else None
     if offset:
         try:

@@ -20,7 +20,7 @@ from zoneinfo import ZoneInfo
 from fruitctl.backends.eventkit.rules import raw_rule, recurrence_text
 from fruitctl.backends.eventkit.values import RawCalendar, RawEvent
 from fruitctl.domain.calendar import Calendar, Event, occurrence_id, occurrence_key
-from fruitctl.domain.dates import format_date_or_datetime, format_datetime
+from fruitctl.domain.dates import format_datetime, format_keeping_offset
 from fruitctl.domain.errors import InvalidParams
 from fruitctl.ports import EventChanges, NewEvent
 
@@ -63,8 +63,8 @@ def to_event(raw: RawEvent, calendar_name: str, *, as_series: bool = False) -> E
         calendarId=raw.calendar_id,
         calendarName=calendar_name,
         title=raw.title,
-        startAt=format_date_or_datetime(start),
-        endAt=format_date_or_datetime(end),
+        startAt=format_keeping_offset(start),
+        endAt=format_keeping_offset(end),
         allDay=raw.all_day,
         location=raw.location or None,
         notes=raw.notes or None,

@@ -16,6 +16,7 @@ from fruitctl.backends.local import applied, rows
 from fruitctl.backends.local.cache import ReadCache
 from fruitctl.backends.local.pushdown import search
 from fruitctl.backends.local.tables import lists, reminders
+from fruitctl.backends.local.zone import follow_zone
 from fruitctl.domain.dates import format_datetime, now
 from fruitctl.domain.errors import InvalidParams, NotFound
 from fruitctl.domain.query import Query
@@ -70,6 +71,7 @@ class LocalReminders:
     def __init__(self, engine: Engine) -> None:
         self._engine = engine
         self._writer = engine.execution_options(**WRITE)
+        follow_zone(engine, self._writer)
         self._cache = ReadCache(engine)
 
     def close(self) -> None:
@@ -146,6 +148,8 @@ class LocalReminders:
         statement = rows.base_select().where(*where).order_by(*rows.ORDERS[query.order])
         if query.limit is not None:
             statement = statement.limit(query.limit)
+        if query.offset:
+            statement = statement.offset(query.offset)
         with self._engine.connect() as conn:
             return tuple(rows.to_reminders(conn, conn.execute(statement).all()))
 
@@ -221,9 +225,9 @@ class LocalReminders:
             if done.rowcount == 0:
                 raise NotFound(f"No reminder found with ID: '{reminder_id}'.")
 
-    def search(self, scope: ReminderScope, query: Query, limit: int) -> Any:
+    def search(self, scope: ReminderScope, query: Query, limit: int, offset: int = 0) -> Any:
         with self._engine.connect() as conn:
-            return search(conn, scope_filter(scope), query, limit)
+            return search(conn, scope_filter(scope), query, limit, offset)
 
     def _read(self, conn: Any, ids: Sequence[str]) -> list[Reminder]:
         found = conn.execute(rows.base_select().where(reminders.c.id.in_(ids))).all()

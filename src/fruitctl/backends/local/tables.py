@@ -87,3 +87,10 @@ events = Table(
     Column("modified", Text, nullable=False),
     Column("remote", Text),
 )
+
+store_meta = Table(
+    "store_meta",
+    metadata,
+    Column("key", Text, primary_key=True),
+    Column("value", Text, nullable=False),
+)
