@@ -141,7 +141,11 @@ def test_unknown_tools_and_bad_arguments_are_results(app: bootstrap.App) -> None
     extra = app.gateway.invoke("get_lists", {"surprise": 1}, AGENT)
     assert extra.error_code == "invalid_params" and "surprise" in (extra.error or "")
     missing_title = app.gateway.invoke("create_reminders", {"reminders": [{}]}, AGENT)
-    assert missing_title.error == "Action 'create_reminders' requires 'title' to be specified."
+    assert missing_title.error == "Action 'create' requires 'title' to be specified."
+    no_id = app.gateway.invoke("update_reminders", {"reminders": [{"title": "x"}]}, AGENT)
+    assert no_id.error == "Action 'update' requires 'id' to be specified."
+    no_ids = app.gateway.invoke("delete_reminders", {}, AGENT)
+    assert no_ids.error == "Action 'delete' requires 'ids' to be specified."
 
 
 def test_a_crashing_tool_is_an_internal_error_without_internals(custom: Gateway) -> None:

@@ -32,6 +32,8 @@ class ReminderQuery:
     scope: ReminderScope = field(default_factory=ReminderScope)
     order: FetchOrder = "newest"
     limit: int | None = None
+    offset: int = 0
+    """How many of the ordered reminders to skip before ``limit`` counts (paging)."""
     due_before: datetime | None = None
     """Only reminders due before this instant (plus undated ones if ``include_no_due``)."""
     include_no_due: bool = True
@@ -100,9 +102,10 @@ class RemindersBackend(Protocol):
 class ReminderSearch(Protocol):
     """Optional: a backend that can run (part of) a JMESPath query in its store."""
 
-    def search(self, scope: ReminderScope, query: Query, limit: int) -> Any:
+    def search(self, scope: ReminderScope, query: Query, limit: int, offset: int = 0) -> Any:
         """The result of ``query`` over the reminders of ``scope`` in base order (newest first),
-        exactly as evaluating it in memory would give, a list result cut to ``limit``."""
+        exactly as evaluating it in memory would give, a list result cut to
+        ``[offset:offset + limit]``."""
         ...
 
 

@@ -14,6 +14,7 @@ from typer.testing import CliRunner
 from fruitctl import bootstrap, config
 from fruitctl.cli.app import app
 from fruitctl.config import ConfigError
+from fruitctl.policy.decision import Actor
 
 runner = CliRunner()
 
@@ -111,3 +112,43 @@ def test_a_password_command_is_an_argument_list_never_a_shell_line(home: Path) -
     (home / "config.toml").write_text('[caldav]\npassword_command = "pass show caldav"\n')
     with pytest.raises(ConfigError, match=r"caldav\.password_command"):
         config.load()
+
+
+def test_refused_credentials_are_permission_denied_with_what_to_do(
+    on_caldav: Account, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("FRUITCTL_CALDAV_PASSWORD", "not the password")
+    info = runner.invoke(app, ["info", "--json"])
+    assert info.exit_code == 0, info.output
+    assert json.loads(info.stdout)["permissions"] == {"reminders": "denied", "calendar": "denied"}
+    # Through the gateway, as an agent's call sees it: the service and what to do about it.
+    built = bootstrap.build()
+    try:
+        for tool, service in (("get_lists", "reminders"), ("list_calendars", "calendar")):
+            result = built.gateway.invoke(tool, {}, Actor("agent", "test"))
+            assert result.error_code == "permission_denied", (tool, result.error)
+            assert result.error_details["service"] == service
+            steps = " ".join(result.error_details["instructions"])
+            assert "[caldav]" in steps and "fruitctl doctor" in steps
+            assert "not the password" not in json.dumps(result.error_details) + (result.error or "")
+    finally:
+        built.close()
+    listed = runner.invoke(app, ["lists"])
+    assert listed.exit_code != 0 and "refused the credentials" in listed.stderr
+    assert "Traceback" not in listed.stderr
+
+
+def test_a_server_out_of_reach_is_not_reported_as_authorized(
+    on_caldav: Account, home: Path
+) -> None:
+    (home / "config.toml").write_text(
+        '[reminders]\nbackend = "caldav"\n[calendar]\nbackend = "caldav"\n'
+        '[caldav]\nurl = "http://127.0.0.1:9/dav/"\nusername = "nobody"\ntimeout_seconds = 2\n'
+    )
+    info = runner.invoke(app, ["info", "--json"])
+    assert info.exit_code == 0, info.output
+    found = json.loads(info.stdout)
+    assert found["permissions"] == {"reminders": "not_determined", "calendar": "not_determined"}
+    assert "cannot be reached" in found["unavailable"]["reminders"]
+    shown = runner.invoke(app, ["info"])
+    assert "not_determined (The CalDAV server at 127.0.0.1:9 cannot be reached" in shown.stdout

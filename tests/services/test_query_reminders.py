@@ -233,12 +233,17 @@ def test_sort_by_due_date_gives_soonest_first_and_nulls_last(service: RemindersS
     assert [r["dueDate"] for r in result] == [
         "2026-02-27T18:00:00+01:00",
         "2026-03-01",
-        "2026-02-28T23:30:00-05:00",
-        "2026-03-01T08:30:00+00:00",
+        "2026-03-01T05:30:00+01:00",  # every time in the person's zone, whatever it was written in
+        "2026-03-01T09:30:00+01:00",
         "2026-03-01T10:00:00+01:00",
         None,
         None,
     ]
+    # So a JMESPath sort of the texts is the same time order (the seed's own example).
+    by_text = service.query_reminders({"query": "sort_by([?dueDate], &dueDate)[].title"})
+    assert by_text == _titles(result)[:5]
+    later = service.query_reminders({"query": "[?dueDate >= '2026-03-01T09:00'].title"})
+    assert sorted(later) == ["08:30 UTC", "10:00 Rome"]
 
 
 def test_sort_by_newest_and_oldest_follow_creation_date(
@@ -441,3 +446,29 @@ def test_empty_jmespath_is_rejected(svc: RemindersService) -> None:
     with pytest.raises(InvalidQuery) as err:
         svc.query_reminders({"query": "  "})
     assert err.value.message.startswith("Invalid JMESPath expression: ")
+
+
+def test_offset_pages_past_the_200_per_call_maximum(svc: RemindersService, home: Path) -> None:
+    made = _create(svc, *({"title": f"r{i:03}"} for i in range(250)))
+    _backdate(home, [r["id"] for r in made])  # r000 oldest ... r249 newest
+    newest_first = [f"r{i:03}" for i in reversed(range(250))]
+    first = svc.query_reminders({"limit": 200})
+    second = svc.query_reminders({"limit": 200, "offset": 200})
+    assert _titles(first) + _titles(second) == newest_first
+    assert svc.query_reminders({"offset": 250}) == []
+    # The same window over a query's result, whether it runs in SQL or in memory.
+    query = "sort_by([?title != 'r000'], &title)"
+    page = svc.query_reminders({"query": query, "limit": 3, "offset": 5})
+    assert _titles(page) == ["r006", "r007", "r008"]
+    sliced = svc.query_reminders({"query": query + "[10:20]", "limit": 4, "offset": 8})
+    assert _titles(sliced) == ["r019", "r020"]
+    titles = svc.query_reminders({"query": query + "[].title", "limit": 2, "offset": 247})
+    assert titles == ["r248", "r249"]
+    # A result that is not a list is not paged.
+    assert svc.query_reminders({"query": "length(@)", "offset": 100}) == 250
+
+
+def test_a_negative_offset_is_refused(svc: RemindersService) -> None:
+    with pytest.raises(InvalidParams) as raised:
+        svc.query_reminders({"offset": -1})
+    assert "'offset'" in raised.value.message

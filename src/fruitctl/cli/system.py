@@ -47,7 +47,11 @@ def _show_info(info: dict[str, Any]) -> None:
         ("mode", str(info.get("mode"))),
     ]
     rows += [(f"{k} backend", str(v)) for k, v in (info.get("backends") or {}).items()]
-    rows += [(f"{k} access", str(v)) for k, v in (info.get("permissions") or {}).items()]
+    unavailable = info.get("unavailable") or {}
+    rows += [
+        (f"{k} access", f"{v} ({unavailable[k]})" if k in unavailable else str(v))
+        for k, v in (info.get("permissions") or {}).items()
+    ]
     tags = info.get("tags")
     if isinstance(tags, dict):
         rows.append(

@@ -47,6 +47,12 @@ class QueryReminders(Input):
         "Applied after list and status filters.",
     )
     limit: int = Field(50, ge=1, le=200, description="Maximum results to return")
+    offset: int = Field(
+        0,
+        ge=0,
+        le=1_000_000,
+        description="Results to skip before 'limit' counts: page past 200 with offset 200, 400...",
+    )
 
 
 class GetLists(Input):
@@ -112,6 +118,17 @@ class OpenReminders(Input):
 
 M = TypeVar("M", bound=BaseModel)
 
+# The reminders tools speak of their actions the way the reminders contract words its errors
+# ("Action 'create' requires 'title' to be specified."), whichever door called them.
+ACTIONS = {
+    "create_reminders": "create",
+    "update_reminders": "update",
+    "delete_reminders": "delete",
+    "query_reminders": "query",
+    "get_reminder": "get",
+    "get_lists": "lists",
+}
+
 
 def parse(model: type[M], args: object, action: str) -> M:
     """Validate ``args``; a failure is ``InvalidParams`` in the seed's wording, naming the field.
@@ -123,7 +140,7 @@ def parse(model: type[M], args: object, action: str) -> M:
     try:
         return model.model_validate(dict(args or {}))
     except ValidationError as exc:
-        raise _explain(exc, action) from None
+        raise _explain(exc, ACTIONS.get(action, action)) from None
 
 
 def _explain(exc: ValidationError, action: str) -> InvalidParams:

@@ -69,14 +69,18 @@ class RemindersService:
         request = parse(inputs.QueryReminders, args, "query")
         scope = ReminderScope(self._scope_lists(request.list), request.status)
         if request.query is None:
-            found = self.backend.fetch(ReminderQuery(scope, request.sortBy, request.limit))
+            found = self.backend.fetch(
+                ReminderQuery(scope, request.sortBy, request.limit, request.offset)
+            )
             return self._items("query", found, Reminder.to_wire)
         query = compile_query(request.query)
         if self.pushdown and isinstance(self.backend, ReminderSearch):
-            return self.backend.search(scope, query, request.limit)
+            return self.backend.search(scope, query, request.limit, request.offset)
         data = [r.to_wire() for r in self.backend.fetch(ReminderQuery(scope, "newest"))]
         result = query.evaluate(data)
-        return result[: request.limit] if isinstance(result, list) else result
+        if not isinstance(result, list):
+            return result
+        return result[request.offset : request.offset + request.limit]
 
     def open_reminders(self, args: Args = None) -> dict[str, Any]:
         request = parse(inputs.OpenReminders, args, "open")

@@ -42,19 +42,19 @@ class Settings:
     use_sync_token: bool = True
 
 
-def open_mirror(settings: Settings, engine: Engine) -> Mirror:
+def open_mirror(settings: Settings, engine: Engine, service: str = "") -> Mirror:
     """The sync engine of one account over the mirror database ``engine``. It always mirrors
     both kinds: the reminders and the calendar backend may share one file, and a sync by either
     moves the collections' sync-tokens for both."""
     account = Account(settings.url, settings.username, settings.password, settings.timeout_seconds)
     options = Options(settings.staleness_seconds, settings.use_sync_token)
     kinds: list[Kind] = [TodoKind(settings.lists), EventKind(settings.calendars)]
-    return Mirror(Dav(account), engine, kinds, options)
+    return Mirror(Dav(account, service), engine, kinds, options)
 
 
 def reminders(settings: Settings, engine: Engine) -> CaldavReminders:
-    return CaldavReminders(open_mirror(settings, engine))
+    return CaldavReminders(open_mirror(settings, engine, "reminders"))
 
 
 def calendars(settings: Settings, engine: Engine) -> CaldavCalendars:
-    return CaldavCalendars(open_mirror(settings, engine))
+    return CaldavCalendars(open_mirror(settings, engine, "calendar"))

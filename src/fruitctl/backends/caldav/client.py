@@ -109,8 +109,10 @@ def _etag(value: Any) -> str | None:
 class Dav:
     """One account's connection. Thread-safe: requests are serialized (one HTTP session)."""
 
-    def __init__(self, account: Account) -> None:
+    def __init__(self, account: Account, service: str = "") -> None:
         self.account = account
+        self.service = service
+        """Which service this connection serves (reminders, calendar): refusals name it."""
         self._lock = threading.RLock()
         self._client: Any = None
         self._home: str | None = None
@@ -208,27 +210,29 @@ class Dav:
 
     def create(self, href: str, text: str) -> str | None:
         """PUT a new object; ``AlreadyExists`` if something is there. Returns the new ETag."""
-        answer = self._put(href, text, {"If-None-Match": "*"})
-        if answer.status == 412:
-            raise AlreadyExists(href)
-        _check(answer, "create an object")
+        with self._session() as client:
+            answer = self._put(client, href, text, {"If-None-Match": "*"})
+            if answer.status == 412:
+                raise AlreadyExists(href)
+            _check(answer, "create an object")
         return _etag(answer.headers.get("ETag"))
 
     def replace(self, href: str, text: str, etag: str | None) -> str | None:
         """PUT over the object as it was at ``etag``; ``Conflict`` if it changed since."""
-        answer = self._put(href, text, {"If-Match": etag} if etag else {})
-        _check_precondition(answer, href)
-        _check(answer, "change an object")
+        with self._session() as client:
+            answer = self._put(client, href, text, {"If-Match": etag} if etag else {})
+            _check_precondition(answer, href)
+            _check(answer, "change an object")
         return _etag(answer.headers.get("ETag"))
 
     def remove(self, href: str, etag: str | None) -> None:
         with self._session() as client:
             headers = {"If-Match": etag} if etag else {}
             answer = client.request(self.url(href), "DELETE", "", headers)
-        if answer.status == 404:
-            raise NotFound(f"Nothing at {href} on the CalDAV server.")
-        _check_precondition(answer, href)
-        _check(answer, "delete an object")
+            if answer.status == 404:
+                raise NotFound(f"Nothing at {href} on the CalDAV server.")
+            _check_precondition(answer, href)
+            _check(answer, "delete an object")
 
     def move(self, href: str, destination: str, etag: str | None) -> None:
         """WebDAV MOVE, never over an existing object (``Overwrite: F``)."""
@@ -237,10 +241,10 @@ class Dav:
             headers["If-Match"] = etag
         with self._session() as client:
             answer = client.request(self.url(href), "MOVE", "", headers)
-        if answer.status == 404:
-            raise NotFound(f"Nothing at {href} on the CalDAV server.")
-        _check_precondition(answer, href)
-        _check(answer, "move an object")
+            if answer.status == 404:
+                raise NotFound(f"Nothing at {href} on the CalDAV server.")
+            _check_precondition(answer, href)
+            _check(answer, "move an object")
 
     def make_calendar(self, name: str, cal_id: str, components: Sequence[str]) -> str:
         """MKCALENDAR in the account's home; returns the new collection's href (a server may
@@ -260,14 +264,13 @@ class Dav:
         base = urlsplit(self.account.url)
         return f"{base.scheme}://{base.netloc}{href}"
 
-    def _put(self, href: str, text: str, headers: dict[str, str]) -> Any:
+    def _put(self, client: Any, href: str, text: str, headers: dict[str, str]) -> Any:
         headers = {"Content-Type": "text/calendar; charset=utf-8", **headers}
-        with self._session() as client:
-            return client.request(self.url(href), "PUT", text, headers)
+        return client.request(self.url(href), "PUT", text, headers)
 
     @contextlib.contextmanager
     def _session(self) -> Iterator[Any]:
-        with self._lock, translated(self.account):
+        with self._lock, translated(self.account, self.service):
             if self._client is None:
                 self._client = DAVClient(
                     url=self.account.url,
@@ -280,11 +283,15 @@ class Dav:
 
 
 @contextlib.contextmanager
-def translated(account: Account) -> Iterator[None]:
+def translated(account: Account, service: str = "") -> Iterator[None]:
     """Every failure of the server or the network as the domain error a caller can act on."""
     where = urlsplit(account.url).netloc
     try:
         yield
+    except PermissionDenied as exc:
+        if service:
+            exc.details.setdefault("service", service)
+        raise
     except FruitctlError:
         raise
     except http.exceptions.Timeout:
@@ -298,11 +305,7 @@ def translated(account: Account) -> Iterator[None]:
             server=where,
         ) from None
     except dav_error.AuthorizationError:
-        raise PermissionDenied(
-            f"The CalDAV server at {where} refused the credentials of '{account.username}'. "
-            "Check [caldav] username and password in the configuration.",
-            server=where,
-        ) from None
+        raise refused(account, service) from None
     except dav_error.NotFoundError as exc:
         raise NotFound(f"Not found on the CalDAV server at {where}: {exc}") from None
     except (dav_error.DAVError, *_MALFORMED) as exc:
@@ -314,12 +317,42 @@ def translated(account: Account) -> Iterator[None]:
         ) from None
 
 
+def refused(account: Account, service: str) -> PermissionDenied:
+    """Refused credentials, with what to do about them (the server's 401)."""
+    where = urlsplit(account.url).netloc
+    details: dict[str, Any] = {"service": service} if service else {}
+    return PermissionDenied(
+        f"The CalDAV server at {where} refused the credentials of '{account.username}'.",
+        **details,
+        status="denied",
+        server=where,
+        instructions=[
+            "Check url and username under [caldav] in fruitctl's config.toml",
+            "Check the password: [caldav] password_command, or FRUITCTL_CALDAV_PASSWORD "
+            "(an app password where the account signs in with two factors: iCloud, Fastmail)",
+            "Test them with: fruitctl doctor",
+            "Retry the command",
+        ],
+    )
+
+
 def _check(answer: Any, doing: str) -> None:
     """An HTTP error status as the domain error it means for the caller."""
     status = answer.status
     if status < 400:
         return
     message = f"The CalDAV server answered {status} {answer.reason or ''}".rstrip()
+    if status == 401:
+        raise dav_error.AuthorizationError(message)  # translated names the credentials
+    if status == 403:
+        raise PermissionDenied(
+            f"{message}: this account may not {doing} there.",
+            status="restricted",
+            instructions=[
+                "The calendar may be read-only or shared without write access: "
+                "ask its owner, or use another calendar",
+            ],
+        )
     if status >= 500:
         raise BackendUnavailable(f"{message} while trying to {doing}.", status=status)
     if status in (404, 409, 410):  # 409: PUT into a collection that is gone (RFC 4918 9.7.1)

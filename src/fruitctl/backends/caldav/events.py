@@ -30,7 +30,7 @@ from fruitctl.backends.local.calendars import LocalCalendars
 from fruitctl.backends.local.tables import calendars, events
 from fruitctl.domain.calendar import CALENDAR_NAME_MAX, Calendar, Event, split_event_id
 from fruitctl.domain.dates import format_datetime, now
-from fruitctl.domain.errors import InvalidParams, NotFound
+from fruitctl.domain.errors import FruitctlError, InvalidParams, NotFound
 from fruitctl.domain.reminders import check_text
 from fruitctl.ports import EventChanges, EventRange, EventScope, NewEvent, PermissionStatus
 
@@ -127,6 +127,7 @@ class CaldavCalendars:
         self._local = LocalCalendars(mirror.engine)
         self._writes = Writer(mirror)
         self._cache = ReadCache(mirror.engine)
+        self._problem: FruitctlError | None = None
 
     def close(self) -> None:
         self.mirror.dav.close()
@@ -137,7 +138,12 @@ class CaldavCalendars:
         return self.mirror.sync(progress)
 
     def permission_status(self) -> PermissionStatus:
-        return "authorized"
+        status, self._problem = self.mirror.access()
+        return status
+
+    def access_problem(self) -> dict[str, Any] | None:
+        """Why the last ``permission_status`` could not tell (a server out of reach)."""
+        return None if self._problem is None else self._problem.to_dict()
 
     # -- reads: the mirror, fresh enough --------------------------------------------------------
 

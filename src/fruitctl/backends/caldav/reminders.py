@@ -22,7 +22,7 @@ from fruitctl.backends.caldav.writes import Writer, new_uids
 from fruitctl.backends.local import mirror as rows
 from fruitctl.backends.local.reminders import LocalReminders
 from fruitctl.domain.dates import now
-from fruitctl.domain.errors import InvalidParams, NotFound
+from fruitctl.domain.errors import FruitctlError, InvalidParams, NotFound
 from fruitctl.domain.query import Query
 from fruitctl.domain.reminders import Reminder, ReminderList, check_text
 from fruitctl.ports import (
@@ -83,6 +83,7 @@ class CaldavReminders:
         self.mirror = mirror
         self._local = LocalReminders(mirror.engine)
         self._writes = Writer(mirror)
+        self._problem: FruitctlError | None = None
 
     def close(self) -> None:
         self.mirror.dav.close()
@@ -92,7 +93,12 @@ class CaldavReminders:
         return self.mirror.sync(progress)
 
     def permission_status(self) -> PermissionStatus:
-        return "authorized"
+        status, self._problem = self.mirror.access()
+        return status
+
+    def access_problem(self) -> dict[str, Any] | None:
+        """Why the last ``permission_status`` could not tell (a server out of reach)."""
+        return None if self._problem is None else self._problem.to_dict()
 
     # -- reads: the mirror, fresh enough --------------------------------------------------------
 
@@ -108,9 +114,9 @@ class CaldavReminders:
         self.mirror.ensure_fresh()
         return self._local.get(reminder_id)
 
-    def search(self, scope: ReminderScope, query: Query, limit: int) -> Any:
+    def search(self, scope: ReminderScope, query: Query, limit: int, offset: int = 0) -> Any:
         self.mirror.ensure_fresh()
-        return self._local.search(scope, query, limit)
+        return self._local.search(scope, query, limit, offset)
 
     # -- writes: the server first ---------------------------------------------------------------
 

@@ -29,6 +29,8 @@ from sqlalchemy import Connection, Engine
 from fruitctl.backends.caldav import state
 from fruitctl.backends.caldav.client import Dav, Listing, RemoteCollection, SyncUnsupported
 from fruitctl.backends.caldav.state import Known, Stored
+from fruitctl.domain.errors import BackendUnavailable, FruitctlError, PermissionDenied, Timeout
+from fruitctl.ports import PermissionStatus
 
 log = logging.getLogger("fruitctl.caldav")
 
@@ -120,6 +122,18 @@ class Mirror:
         """Sync first if the last sync is older than the staleness bound."""
         if time.monotonic() >= self._fresh_until:
             self.sync()
+
+    def access(self) -> tuple[PermissionStatus, FruitctlError | None]:
+        """Whether the account lets us in, as a read would find out (a sync when stale):
+        refused credentials are ``denied``; a server that cannot be reached leaves it
+        ``not_determined``, with the error that says why."""
+        try:
+            self.ensure_fresh()
+        except PermissionDenied as exc:
+            return "denied", exc
+        except (BackendUnavailable, Timeout) as exc:
+            return "not_determined", exc
+        return "authorized", None
 
     def sync(self, progress: ProgressCallback | None = None) -> Report:
         with self.lock:

@@ -155,7 +155,8 @@ class EventKitReminders:
         if due_before is not None or not query.include_no_due:
             found = [r for r in found if _due_ok(r, due_before, query.include_no_due)]
         ordered = sort_reminders(found, query.order)
-        return ordered if query.limit is None else ordered[: query.limit]
+        end = None if query.limit is None else query.offset + query.limit
+        return ordered[query.offset : end]
 
     def get(self, reminder_id: str) -> Reminder:
         self._access.require(ENTITY)

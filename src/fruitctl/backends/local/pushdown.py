@@ -80,18 +80,29 @@ class Plan:
         return self.offset > 0 or self.limit is not None
 
 
-def search(conn: Connection, scope: list[ColumnElement[bool]], query: Query, limit: int) -> Any:
-    """The result of ``query`` over the scoped reminders, a list result cut to ``limit``."""
+def search(
+    conn: Connection, scope: list[ColumnElement[bool]], query: Query, limit: int, offset: int = 0
+) -> Any:
+    """The result of ``query`` over the scoped reminders, a list result cut to
+    ``[offset:offset + limit]``."""
     plan, remainder = fold(query.ast, Plan(where=tuple(scope)))
     if plan.guards and _raises(conn, plan):
         plan, remainder = Plan(where=tuple(scope)), query.ast  # let jmespath raise its own error
     if remainder is None:
-        plan = replace(plan, limit=limit if plan.limit is None else min(plan.limit, limit))
+        plan = _window(plan, offset, limit)
     data = _fetch(conn, plan)
     if remainder is None:
         return data
     result = evaluate(remainder, data, query.text)
-    return result[:limit] if isinstance(result, list) else result
+    return result[offset : offset + limit] if isinstance(result, list) else result
+
+
+def _window(plan: Plan, offset: int, limit: int) -> Plan:
+    """The plan's own rows, then ``[offset:offset + limit]`` of them."""
+    left = None if plan.limit is None else max(plan.limit - offset, 0)
+    return replace(
+        plan, offset=plan.offset + offset, limit=limit if left is None else min(left, limit)
+    )
 
 
 def fold(node: Node, plan: Plan) -> tuple[Plan, Node | None]:

@@ -46,7 +46,8 @@ def query_reminders(args: inputs.QueryReminders, ctx: ToolContext) -> Any:
     (soonest first, undated last); ignored when query is given.
     query: a JMESPath expression run on the list of reminders after the list and status
     filters; it decides the order. Use == for equality and backticks for numbers.
-    limit: 1-200, default 50, applied last.
+    limit: 1-200, default 50, applied last. offset: how many results to skip first (default 0),
+    to page through more than 200: {"limit": 200, "offset": 200} is the second page.
 
     Examples: {} · {"list": {"name": "Work"}} · {"list": {"all": true}, "status": "completed"}
     · {"query": "[?priority == `1`]"} · {"query": "[?contains(title, 'meeting')]"}
@@ -57,8 +58,9 @@ def query_reminders(args: inputs.QueryReminders, ctx: ToolContext) -> Any:
 
     Fields: id, title, notes, listId, listName, isCompleted, priority (0 none, 1 high, 5 medium,
     9 low), dueDate, completionDate, creationDate, modificationDate, isFlagged, url, parentId,
-    recurrence, tags. Dates are ISO 8601 with an offset (2026-02-24T18:00:00+01:00); a due date
-    without a time is a plain date (2026-02-24).
+    recurrence, tags. Dates are ISO 8601 with an offset (2026-02-24T18:00:00+01:00), every one in
+    the person's zone, so they compare as text in time order; a due date without a time is a
+    plain date (2026-02-24).
     """
     return ctx.reminders.query_reminders(args)
 

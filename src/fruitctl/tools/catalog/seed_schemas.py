@@ -56,6 +56,14 @@ QUERY_REMINDERS: dict[str, Any] = {
             "default": 50,
             "description": "Maximum results to return",
         },
+        "offset": {
+            "type": "integer",
+            "minimum": 0,
+            "maximum": 1_000_000,
+            "default": 0,
+            "description": "Results to skip before 'limit' counts: page past 200 with offset "
+            "200, 400...",
+        },
     },
     "additionalProperties": False,
 }
