@@ -25,6 +25,8 @@ from typing import Any, TextIO
 from pydantic import BaseModel
 from sqlalchemy import Engine
 
+from fruitctl.private import make_dirs
+
 # Argument keys whose values never reach a log (compared lower-cased).
 SECRET_KEYS = frozenset(
     {"notes", "content", "body", "text", "password", "token", "secret", "authorization", "key"}
@@ -124,7 +126,7 @@ def configure_logging(log_dir: Path | None, *, stream: TextIO | None = None) -> 
     """Events as JSON lines in ``<log_dir>/fruitctl.log`` (0600), or in ``stream``."""
     close: Callable[[], None] = lambda: None  # noqa: E731
     if stream is None and log_dir is not None:
-        log_dir.mkdir(parents=True, exist_ok=True, mode=0o700)
+        make_dirs(log_dir)
         fd = os.open(log_dir / "fruitctl.log", os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o600)
         stream = os.fdopen(fd, "a", encoding="utf-8")
         close = stream.close

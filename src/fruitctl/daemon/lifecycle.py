@@ -22,6 +22,8 @@ import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 
+from fruitctl.private import make_dirs
+
 BACKLOG = 128
 
 
@@ -61,10 +63,7 @@ class RuntimeFiles:
 def private_dir(path: Path, holds: str = "the socket") -> None:
     """Make ``path`` (and any missing parent, each 0700) or check that it is private to us;
     ``holds`` names what it is for, in the refusal."""
-    missing = [p for p in (path, *path.parents) if not p.exists()]
-    for directory in reversed(missing):
-        with contextlib.suppress(FileExistsError):
-            directory.mkdir(mode=0o700)
+    make_dirs(path)
     info = path.stat()
     if info.st_uid != os.geteuid():
         raise UnsafeLocation(f"{path} belongs to another user; {holds} needs a folder of your own.")

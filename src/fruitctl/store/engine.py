@@ -15,13 +15,15 @@ from typing import Any, Literal
 from sqlalchemy import Connection, Engine, create_engine, event, text
 from sqlalchemy.exc import OperationalError
 
+from fruitctl.private import make_dirs
+
 Kind = Literal["local", "state"]
 WRITE_OPTION = "fruitctl_write"
 """Execution option: ``engine.execution_options(fruitctl_write=True)`` begins with IMMEDIATE."""
 
 MIGRATIONS = Path(__file__).parent / "migrations"
 # The newest revision of each database; tests check these against the migration scripts.
-HEADS: dict[Kind, str] = {"local": "0004_caldav_mirror", "state": "0003_proposal_trace"}
+HEADS: dict[Kind, str] = {"local": "0005_store_meta", "state": "0003_proposal_trace"}
 
 
 def open_database(path: Path, kind: Kind, *, synchronous: str = "NORMAL") -> Engine:
@@ -60,7 +62,7 @@ def alembic_config(kind: Kind, connection: Any = None) -> Any:
 
 
 def _create_private(path: Path) -> None:
-    path.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
+    make_dirs(path.parent)
     # Only ever create: never open and close a database file that exists. POSIX record locks
     # belong to the process, and closing *any* descriptor of a file drops them all - so a second
     # engine opened on a file this process already uses would silently strip the first one's

@@ -29,6 +29,7 @@ from fruitctl import __version__
 from fruitctl.domain.errors import FruitctlError, InternalError, InvalidParams, InvalidRequest
 from fruitctl.gateway import Gateway
 from fruitctl.policy.decision import Actor
+from fruitctl.private import make_dirs
 from fruitctl.tools.model import Tool
 from fruitctl.transports.rpc.jsonrpc import RunBlocking, Session
 from fruitctl.transports.rpc.methods import invoke
@@ -196,7 +197,7 @@ def install(document: dict[str, Any], aai_dir: Path, app_id: str) -> Path:
     if not APP_ID.match(app_id) or len(app_id) > 128:
         raise InvalidParams(f"'{app_id[:128]}' is not an app id (like com.example.app).")
     target = aai_dir / app_id / "aai.json"
-    target.parent.mkdir(parents=True, exist_ok=True)
+    make_dirs(target.parent)
     fd, temporary = tempfile.mkstemp(prefix=".aai-", dir=target.parent)
     try:
         with os.fdopen(fd, "w", encoding="utf-8") as handle:

@@ -50,6 +50,7 @@ from starlette.responses import JSONResponse
 from starlette.types import ASGIApp, Receive, Scope, Send
 
 from fruitctl.policy.decision import Actor
+from fruitctl.private import make_dirs
 from fruitctl.transports import asgi, net
 from fruitctl.transports.http.tokens import (
     SecretError,
@@ -289,7 +290,7 @@ def _read_or_create(path: Path) -> tuple[str, bool]:
 
 def _private_dir(path: Path) -> None:
     try:
-        path.mkdir(mode=0o700, parents=True, exist_ok=True)
+        make_dirs(path)
         if path.is_symlink() or not path.is_dir():
             raise ServeError(f"{path} must be a directory, not a link")
         os.chmod(path, 0o700)

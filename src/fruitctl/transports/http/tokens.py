@@ -37,6 +37,7 @@ from typing import TYPE_CHECKING, Any, Literal
 import jwt
 
 from fruitctl.policy.decision import Actor
+from fruitctl.private import make_dirs
 
 if TYPE_CHECKING:
     from fruitctl.bootstrap import App
@@ -347,7 +348,7 @@ class TokenStore:
 
 def private_directory(path: Path) -> None:
     try:
-        path.mkdir(mode=0o700, parents=True, exist_ok=True)
+        make_dirs(path)
         if path.is_symlink() or not path.is_dir():
             raise SecretError(f"{path} must be a directory, not a link")
         os.chmod(path, 0o700)
