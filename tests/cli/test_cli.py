@@ -4,6 +4,9 @@ errors with stable exit codes, and nothing changed by bad input."""
 from __future__ import annotations
 
 import json
+import os
+import subprocess
+import sys
 from pathlib import Path
 from typing import Any
 
@@ -47,7 +50,17 @@ def store_snapshot() -> list[dict[str, Any]]:
         ["reminders"],
         *[
             ["reminders", sub]
-            for sub in ("list", "get", "add", "edit", "complete", "uncomplete", "delete", "open")
+            for sub in (
+                "list",
+                "get",
+                "add",
+                "update",
+                "edit",
+                "complete",
+                "uncomplete",
+                "delete",
+                "open",
+            )
         ],
     ],
 )
@@ -190,7 +203,7 @@ def test_projection_results_are_shown_as_json() -> None:
 
 def test_edit_changes_only_what_is_given() -> None:
     before = add("Old title", "--due", "2026-03-01", "--notes", "keep me", "--tag", "x")
-    after = cli_json("reminders", "edit", before["id"], "--title", "New title", "--clear-due")
+    after = cli_json("reminders", "update", before["id"], "--title", "New title", "--clear-due")
     assert after[0]["title"] == "New title"
     assert after[0]["dueDate"] is None
     assert (after[0]["notes"], after[0]["tags"]) == ("keep me", ["x"])
@@ -264,6 +277,16 @@ def test_open_view_and_its_options() -> None:
             "Invalid date format: '01-15-2024'. Expected ISO 8601 format like",
         ),
         (["reminders", "add", "--title", "   "], 2, "'title' must not be empty."),
+        (
+            ["reminders", "add", "--title", "x", "--priority", "urgent"],
+            2,
+            "Invalid priority: 'urgent'. Must be one of: none, low, medium, high.",
+        ),
+        (
+            ["reminders", "update", "abc", "--priority", "Top"],
+            2,
+            "Invalid priority: 'Top'. Must be one of: none, low, medium, high.",
+        ),
     ],
 )
 def test_errors_are_one_line_with_an_exit_code(args: list[str], code: int, message: str) -> None:
@@ -299,3 +322,48 @@ def test_a_bad_config_file_names_the_key(home: Path) -> None:
     broken = cli("lists", "--json")
     assert broken.exit_code == 78
     assert "not valid TOML" in json.loads(broken.stdout)["error"]["message"]
+
+
+def test_help_lists_the_exit_codes() -> None:
+    shown = cli("--help")
+    assert shown.exit_code == 0
+    text = " ".join(shown.stdout.split())
+    for phrase in ("Exit codes: 0 done", "2 invalid input", "3 not found", "78 bad configuration"):
+        assert phrase in text
+    assert "--install-completion" in shown.stdout
+
+
+def test_bash_completion_completes_commands_and_subcommands(home: Path) -> None:
+    fruitctl = Path(sys.executable).with_name("fruitctl")
+
+    def complete(*words: str) -> list[str]:
+        env = {
+            **os.environ,
+            "_FRUITCTL_COMPLETE": "complete_bash",
+            "COMP_WORDS": " ".join(["fruitctl", *words]),
+            "COMP_CWORD": str(len(words)),
+        }
+        done = subprocess.run([fruitctl], env=env, capture_output=True, text=True, timeout=60)
+        assert done.returncode == 0, done.stderr
+        return done.stdout.split()
+
+    assert complete("rem") == ["reminders"]
+    assert complete("reminders", "up") == ["update"]
+    assert "--json" in complete("reminders", "list", "--j")
+    script = subprocess.run(
+        [fruitctl, "--show-completion", "bash"], capture_output=True, text=True, timeout=60
+    )
+    assert "_FRUITCTL_COMPLETE=complete_bash" in script.stdout
+
+
+def test_auth_list_is_a_table_with_a_header() -> None:
+    assert "No tokens" in cli("auth", "list").stdout
+    agent = cli_json("auth", "token", "--name", "claude@laptop")
+    cli_json("auth", "token", "--name", "me", "--scope", "admin")
+    assert cli("auth", "revoke", agent["id"]).exit_code == 0
+    lines = cli("auth", "list").stdout.splitlines()
+    assert lines[0].split() == ["ID", "SCOPE", "NAME", "EXPIRES", "STATE"]
+    rows = {line.split()[0]: line for line in lines[1:]}
+    assert "claude@laptop" in rows[agent["id"]] and rows[agent["id"]].endswith("revoked")
+    listed = cli_json("auth", "list")
+    assert {t["name"] for t in listed} == {"claude@laptop", "me"}

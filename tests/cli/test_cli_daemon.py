@@ -8,6 +8,7 @@ import json
 import os
 import plistlib
 import signal
+import socket
 import sys
 from collections.abc import Callable, Iterator
 from pathlib import Path
@@ -155,12 +156,16 @@ def test_server_start_status_stop(monkeypatch: pytest.MonkeyPatch) -> None:
             return runner.invoke(app, list(args))
 
         try:
-            started = fruitctl("server", "start", "--json")
+            with socket.socket() as probe:  # a free port, for --port as the HTTP API's
+                probe.bind(("127.0.0.1", 0))
+                port = probe.getsockname()[1]
+            started = fruitctl("server", "start", "--host", "127.0.0.1", "--port", str(port))
             assert started.exit_code == 0, started.output
-            pid = json.loads(started.stdout)["pid"]
-            assert answers(socket_path) and int(pid_file.read_text()) == pid
+            pid = int(pid_file.read_text())
+            assert answers(socket_path) and f"Started (pid {pid})" in started.stdout
             status = fruitctl("server", "status", "--json")
             assert status.exit_code == 0 and json.loads(status.stdout)["info"]["pid"] == pid
+            assert json.loads(status.stdout)["info"]["httpUrl"] == f"http://127.0.0.1:{port}"
             again = json.loads(fruitctl("server", "start", "--json").stdout)
             assert again == {"started": False, "pid": pid, "socketPath": str(socket_path)}
             stopped = json.loads(fruitctl("server", "stop", "--json").stdout)
@@ -228,6 +233,43 @@ def test_service_install_writes_a_launchd_agent(
     assert "launchctl bootstrap" in result.stdout
 
 
+def test_service_status_and_uninstall(
+    home: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The service manager cannot run here: a stand-in ``systemctl`` on PATH records what it
+    was asked; the file handling and the order of the asking are fruitctl's own."""
+    monkeypatch.setenv("HOME", str(tmp_path))
+    monkeypatch.delenv("XDG_CONFIG_HOME", raising=False)
+    bin_dir, asked = tmp_path / "bin", tmp_path / "asked"
+    bin_dir.mkdir()
+    stand_in = bin_dir / "systemctl"
+    stand_in.write_text(f'#!/bin/sh\necho "$@" >> "{asked}"\n')
+    stand_in.chmod(0o755)
+    monkeypatch.setenv("PATH", f"{bin_dir}{os.pathsep}{os.environ['PATH']}")
+    linux = ["--platform", "linux"]
+    path = tmp_path / ".config" / "systemd" / "user" / "fruitctl.service"
+
+    missing = runner.invoke(app, ["service", "status", *linux])
+    assert missing.exit_code == 3 and "not installed" in missing.stdout
+    assert runner.invoke(app, ["service", "install", *linux]).exit_code == 0
+    status = json.loads(runner.invoke(app, ["service", "status", *linux, "--json"]).stdout)
+    assert (status["installed"], status["upToDate"], status["path"]) == (True, True, str(path))
+    assert status["daemon"]["running"] is False
+    path.write_text(path.read_text().replace("RestartSec=2", "RestartSec=9"))
+    stale = runner.invoke(app, ["service", "status", *linux])
+    assert stale.exit_code == 0 and "differs from now" in stale.stdout
+
+    removed = runner.invoke(app, ["service", "uninstall", *linux])
+    assert removed.exit_code == 0, removed.output
+    assert not path.exists() and f"Removed {path}" in removed.stdout
+    assert asked.read_text().splitlines() == [
+        "--user disable --now fruitctl.service",
+        "--user daemon-reload",
+    ]
+    again = json.loads(runner.invoke(app, ["service", "uninstall", *linux, "--json"]).stdout)
+    assert again == {"removed": False, "path": str(path), "manager": []}
+
+
 @pytest.mark.parametrize(
     "command",
     [
@@ -236,7 +278,7 @@ def test_service_install_writes_a_launchd_agent(
         ["info"],
         ["server"],
         *[["server", sub] for sub in ("start", "stop", "status")],
-        ["service", "install"],
+        *[["service", sub] for sub in ("install", "uninstall", "status")],
         *[["aai", sub] for sub in ("install", "call")],
     ],
 )

@@ -251,3 +251,22 @@ def test_a_malformed_governance_file_refuses_to_start(home: Path) -> None:
     assert result.exit_code == 78
     assert f"{home / 'governance.yaml'}:3: tools.write_file.allowed_in_modes.0" in result.stderr
     assert "Traceback" not in result.stderr
+
+
+def test_tools_call_reads_its_arguments_from_a_file_or_stdin(tmp_path: Path) -> None:
+    body = tmp_path / "args.json"
+    body.write_text(json.dumps({"reminders": [{"title": "from a file"}]}), encoding="utf-8")
+    from_file = cli("tools", "call", "create_reminders", "--args", f"@{body}", "--json")
+    assert from_file.exit_code == 0, from_file.output
+    assert json.loads(from_file.stdout)[0]["title"] == "from a file"
+    piped = runner.invoke(
+        app,
+        ["tools", "call", "query_reminders", "--args", "-", "--json"],
+        input='{"query": "[].title"}',
+    )
+    assert piped.exit_code == 0, piped.output
+    assert json.loads(piped.stdout) == ["from a file"]
+    missing = cli("tools", "call", "get_lists", "--args", f"@{tmp_path / 'nope.json'}")
+    assert missing.exit_code == 2
+    assert "cannot read" in missing.stderr and "nope.json" in missing.stderr
+    assert "Traceback" not in missing.stderr

@@ -16,6 +16,7 @@ from socket_daemon import answers, running, short_home
 
 from fruitctl.daemon.lifecycle import lock_holder
 from fruitctl.daemon.supervisor import Backoff, Supervisor
+from fruitctl.transports.rpc.client import RpcClient
 
 
 class Events:
@@ -94,6 +95,14 @@ def test_a_killed_daemon_is_restarted_end_to_end() -> None:
         os.kill(first, signal.SIGKILL)
         second = wait_for_new_holder(lock, first)
         assert answers(supervisor.socket)
+        # The daemon names its supervisor, so `server status` can show both.
+        client = RpcClient.connect(supervisor.socket, timeout=10)
+        assert client is not None
+        try:
+            info = client.request("system.info")
+        finally:
+            client.close()
+        assert (info["pid"], info["supervisorPid"]) == (second, supervisor.pid)
         assert supervisor.stop() == 0  # SIGTERM reaches the child, which drains
         assert not supervisor.socket.exists()
         assert lock_holder(lock) is None

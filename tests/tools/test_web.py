@@ -237,6 +237,21 @@ def test_nothing_listening_is_backend_unavailable() -> None:
         service.search("fruit")
 
     assert caught.value.retryable is True
+    assert caught.value.message.endswith(
+        "no connection to it (is this machine offline, or a proxy needed?)."
+    )
+
+
+def test_an_offline_machine_reads_as_one_plain_line() -> None:
+    # .invalid never resolves (RFC 6761): what an offline machine sees for any name.
+    service = WebSearchService(SearxNGProvider("http://search.invalid", 1.0))
+    with pytest.raises(BackendUnavailable) as caught:
+        service.search("fruit")
+    message = caught.value.message
+    assert message == (
+        "SearxNG at search.invalid cannot be reached: its name does not resolve "
+        "(is this machine offline?)."
+    )
 
 
 def test_a_redirect_to_another_host_is_not_followed(

@@ -234,7 +234,7 @@ def test_create_checklist(direct: Mcp) -> None:
     )[0]
     assert (full["listName"], full["dueDate"], full["priority"]) == (
         "Work",
-        "2024-01-20T09:00:00-05:00",
+        "2024-01-20T15:00:00+01:00",
         1,
     )
     batch = _make(direct, {"title": "1"}, {"title": "2"}, {"title": "3", "priority": "low"})
@@ -257,7 +257,7 @@ def test_update_checklist(direct: Mcp) -> None:
     assert upd({"completed": True})["isCompleted"] is True
     assert upd({"completed": False})["completionDate"] is None
     assert upd({"completedDate": "2024-01-15T10:00:00-05:00"})["completionDate"] == (
-        "2024-01-15T10:00:00-05:00"
+        "2024-01-15T16:00:00+01:00"
     )
     assert upd({"completedDate": None})["isCompleted"] is False
     assert upd({"dueDate": None})["dueDate"] is None

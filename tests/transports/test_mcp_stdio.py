@@ -101,6 +101,7 @@ def transcript(
 def test_the_server_identifies_itself(transcript: Transcript) -> None:
     assert transcript.server_name == "fruitctl"
     assert (transcript.instructions or "").startswith("fruitctl gives you governed access")
+    assert "calendars" in (transcript.instructions or "")
 
 
 def test_every_registry_tool_is_listed(transcript: Transcript) -> None:

@@ -13,7 +13,8 @@ from fruitctl.cli.output import EXIT_CODES, emit_json, out, reporting
 from fruitctl.transports import aai
 
 aai_app = typer.Typer(
-    help="AAI (seed 004): the aai.json descriptor and envelopes.", no_args_is_help=True
+    help="AAI, the agent-app interface: the aai.json descriptor and envelopes.",
+    no_args_is_help=True,
 )
 
 

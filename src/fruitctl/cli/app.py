@@ -81,12 +81,22 @@ def _build(name: str) -> click.Command:
     return typer.main.get_group(holder).commands[name]
 
 
+EPILOG = (
+    "Exit codes: 0 done; 1 some items of a batch (or an approved write) failed; 2 invalid "
+    "input; 3 not found; 4 conflict (changed meanwhile, or already running); 5 not allowed "
+    "(permission, list, calendar or mode); 6 approval required; 7 rate limited; 8 timed out; "
+    "9 a backend or the daemon cannot be reached; 10 unsupported here; 70 internal error; "
+    "78 bad configuration."
+)
+
 app = typer.Typer(
     name="fruitctl",
-    help="A local capability gateway: governed access to reminders for AI agents and people.",
+    help="A local capability gateway: governed access to reminders, calendars and Things for "
+    "AI agents and people.",
+    epilog=EPILOG,
     no_args_is_help=True,
     cls=LazyGroup,
-    **SETTINGS,
+    **{**SETTINGS, "add_completion": True},  # --install-completion / --show-completion
 )
 
 

@@ -15,6 +15,7 @@ from enum import StrEnum
 from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
+from rich.markup import escape
 
 from fruitctl.cli.app import JsonOption, services
 from fruitctl.cli.output import emit_json, err, out, reporting
@@ -75,12 +76,16 @@ def list_command(as_json: JsonOption = False) -> None:
         return
     if not tokens:
         out.print("No tokens. Make one with: fruitctl auth token", markup=False)
+        return
+    from rich.table import Table
+
+    table = Table(box=None, pad_edge=False, header_style="bold")
+    for column in ("ID", "SCOPE", "NAME", "EXPIRES", "STATE"):
+        table.add_column(column)
     for t in tokens:
         state = "active" if t["active"] else "revoked"
-        out.print(
-            f"{t['id']}  {t['scope']:<5}  {t['name']}  expires {_when(t['expiresAt'])}  {state}",
-            markup=False,
-        )
+        table.add_row(t["id"], t["scope"], escape(t["name"]), _when(t["expiresAt"]), state)
+    out.print(table)
 
 
 @auth_app.command("revoke")

@@ -61,7 +61,7 @@ def upcoming_command(
     ] = None,
     as_json: JsonOption = False,
 ) -> None:
-    """The next days of events across all calendars (seed 000's calendar.upcoming)."""
+    """The next days of events across all calendars, soonest first."""
     args: dict[str, Any] = {"days": days, "limit": limit, **_given({"timezone": timezone})}
     run(as_json, lambda: client(as_json).call("calendar_upcoming", args), render.show_upcoming)
 
@@ -78,7 +78,12 @@ def create_command(
     start: Annotated[
         str, typer.Option(help="Start: 2026-03-02T09:00[+01:00], or a date.", show_default=False)
     ],
-    end: Annotated[str | None, typer.Option(help="End (default: 1 hour, or 1 day, later).")] = None,
+    end: Annotated[
+        str | None,
+        typer.Option(
+            help="End (default: 1 hour, or 1 day, later); all-day: the day after the last day."
+        ),
+    ] = None,
     all_day: Annotated[bool, typer.Option("--all-day", help="An all-day event.")] = False,
     calendar: CalendarName = None,
     location: Annotated[str | None, typer.Option(help="Where.")] = None,

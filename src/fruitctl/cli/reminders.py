@@ -20,6 +20,7 @@ from fruitctl.cli.output import (
     show_pending,
 )
 from fruitctl.domain.errors import InvalidParams
+from fruitctl.domain.reminders import PRIORITY_VALUES
 
 reminders_app = typer.Typer(
     help="Query, add, edit, complete and delete reminders.", no_args_is_help=True
@@ -39,11 +40,21 @@ class Sort(StrEnum):
     dueDate = "dueDate"
 
 
-class Priority(StrEnum):
-    none = "none"
-    low = "low"
-    medium = "medium"
-    high = "high"
+def _priorities(incomplete: str) -> list[str]:
+    return [name for name in PRIORITY_VALUES if name.startswith(incomplete)]
+
+
+# Checked by the reminders service, so a bad one reads as everywhere else:
+# "Invalid priority: 'urgent'. Must be one of: none, low, medium, high."
+PriorityOption = Annotated[
+    str | None,
+    typer.Option(
+        "--priority",
+        metavar="<none|low|medium|high>",
+        help="Priority: none, low, medium or high.",
+        autocompletion=_priorities,
+    ),
+]
 
 
 class Flag(StrEnum):
@@ -66,6 +77,9 @@ def list_command(
         str | None, typer.Option(help='JMESPath filter/projection, e.g. "[?priority == `1`]".')
     ] = None,
     limit: Annotated[int, typer.Option(help="Maximum results (1-200).")] = 50,
+    offset: Annotated[
+        int, typer.Option(help="Results to skip first: --offset 200 is the second page of 200.")
+    ] = 0,
     as_json: JsonOption = False,
 ) -> None:
     """List reminders: the default list's open ones, newest first, unless told otherwise."""
@@ -75,6 +89,8 @@ def list_command(
         if value is not None
     }
     args: dict[str, Any] = {"status": status.value, "sortBy": sort.value, "limit": limit}
+    if offset:
+        args["offset"] = offset
     if selector:
         args["list"] = selector
     if query is not None:
@@ -101,7 +117,7 @@ def add_command(
     due: Annotated[
         str | None, typer.Option(help="Due date: 2026-02-24, or 2026-02-24T18:00[+01:00].")
     ] = None,
-    priority: Annotated[Priority | None, typer.Option(help="Priority.")] = None,
+    priority: PriorityOption = None,
     notes: Annotated[str | None, typer.Option(help="Notes.")] = None,
     tag: Annotated[list[str] | None, typer.Option(help="A tag; repeat for more.")] = None,
     flagged: Annotated[bool, typer.Option("--flagged", help="Flag it.")] = False,
@@ -113,20 +129,21 @@ def add_command(
     optional = {"notes": notes, "dueDate": due, "url": url, "tags": tag}
     item.update({key: value for key, value in optional.items() if value is not None})
     if priority is not None:
-        item["priority"] = priority.value
+        item["priority"] = priority
     if list_name is not None:
         item["list"] = {"name": list_name}
     _write(as_json, "create_reminders", {"reminders": [item]}, "created", "Added")
 
 
-@reminders_app.command("edit")
+@reminders_app.command("update")
+@reminders_app.command("edit", hidden=True)  # the earlier name, kept working
 def edit_command(
     reminder_id: Annotated[str, typer.Argument(help="Reminder ID.")],
     title: Annotated[str | None, typer.Option(help="New title.")] = None,
     list_name: Annotated[str | None, typer.Option("--list", help="Move to this list.")] = None,
     due: Annotated[str | None, typer.Option(help="New due date.")] = None,
     clear_due: Annotated[bool, typer.Option("--clear-due", help="Remove the due date.")] = False,
-    priority: Annotated[Priority | None, typer.Option(help="New priority.")] = None,
+    priority: PriorityOption = None,
     notes: Annotated[str | None, typer.Option(help="New notes.")] = None,
     clear_notes: Annotated[bool, typer.Option("--clear-notes", help="Remove the notes.")] = False,
     tag: Annotated[list[str] | None, typer.Option(help="Replace the tags; repeat.")] = None,
@@ -151,7 +168,7 @@ def edit_command(
     if tag:
         change["tags"] = tag
     if priority is not None:
-        change["priority"] = priority.value
+        change["priority"] = priority
     if flagged is not None:
         change["flagged"] = flagged is Flag.true
     if list_name is not None:
@@ -201,12 +218,18 @@ def delete_command(ids: Ids, as_json: JsonOption = False) -> None:
 def open_command(
     limit: Annotated[int, typer.Option(help="Maximum items (1-1000).")] = 200,
     include_no_due_date: Annotated[
-        Flag, typer.Option(help="Include reminders without a due date.")
+        Flag,
+        typer.Option(help="Include reminders without a due date (true, the default, or false)."),
     ] = Flag.true,
+    no_due_date_left_out: Annotated[
+        bool,
+        typer.Option("--no-include-no-due-date", help="Leave out reminders without a due date."),
+    ] = False,
     as_json: JsonOption = False,
 ) -> None:
     """Open reminders across all lists: soonest due first, flagged first, then by title."""
-    args = {"limit": limit, "includeNoDueDate": include_no_due_date is Flag.true}
+    included = include_no_due_date is Flag.true and not no_due_date_left_out
+    args = {"limit": limit, "includeNoDueDate": included}
     run(as_json, lambda: client(as_json).call("open_reminders", args), render.show_open)
 
 

@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import json
+import sys
 from enum import StrEnum
+from pathlib import Path
 from typing import Annotated, Any
 
 import typer
@@ -54,7 +56,13 @@ def show_command(
 @tools_app.command("call")
 def call_command(
     name: Annotated[str, typer.Argument(help="Tool name, e.g. query_reminders.")],
-    args: Annotated[str, typer.Option("--args", help="Arguments as a JSON object.")] = "{}",
+    args: Annotated[
+        str,
+        typer.Option(
+            "--args",
+            help="Arguments as a JSON object; @FILE reads them from a file, - from standard input.",
+        ),
+    ] = "{}",
     actor: Annotated[
         ActorKind,
         typer.Option(
@@ -78,7 +86,8 @@ def call_command(
     run(as_json, call, lambda output: emit_json(output))
 
 
-def _arguments(text: str) -> dict[str, Any]:
+def _arguments(given: str) -> dict[str, Any]:
+    text = _read(given)
     try:
         value = json.loads(text)
     except json.JSONDecodeError as exc:
@@ -86,6 +95,20 @@ def _arguments(text: str) -> dict[str, Any]:
     if not isinstance(value, dict):
         raise InvalidParams("--args must be a JSON object, e.g. '{\"limit\": 5}'.")
     return value
+
+
+def _read(given: str) -> str:
+    """The JSON text ``--args`` names: itself, a file (``@path``) or standard input (``-``)."""
+    if given == "-":
+        return sys.stdin.read()
+    if not given.startswith("@"):
+        return given
+    path = Path(given[1:]).expanduser()
+    try:
+        return path.read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError) as exc:
+        reason = exc.strerror if isinstance(exc, OSError) and exc.strerror else "not UTF-8 text"
+        raise InvalidParams(f"--args {given}: cannot read {path}: {reason}.") from None
 
 
 def _show_tools(definitions: list[dict[str, Any]]) -> None:

@@ -24,6 +24,7 @@ from fruitctl.daemon.lifecycle import (
     read_pid,
     write_private,
 )
+from fruitctl.private import make_dirs
 from fruitctl.transports.rpc.client import RpcClient
 
 READY_TIMEOUT_S = 30.0
@@ -34,18 +35,33 @@ class StartFailed(Exception):
     pass
 
 
-def serve_command(supervise: bool = False) -> list[str]:
-    return [sys.executable, "-m", "fruitctl", "serve", *(["--supervise"] if supervise else [])]
+def serve_command(
+    supervise: bool = False, host: str | None = None, port: int | None = None
+) -> list[str]:
+    """``fruitctl serve`` as an argument list (never a shell line)."""
+    command = [sys.executable, "-m", "fruitctl", "serve"]
+    if host is not None:
+        command += ["--host", host]
+    if port is not None:
+        command += ["--port", str(port)]
+    return command + (["--supervise"] if supervise else [])
 
 
-def start(files: RuntimeFiles, log_file: Path, *, supervise: bool = False) -> int:
+def start(
+    files: RuntimeFiles,
+    log_file: Path,
+    *,
+    supervise: bool = False,
+    host: str | None = None,
+    port: int | None = None,
+) -> int:
     """Start a background daemon and return its pid once it answers."""
     running = server_pid(files)
     if running is not None:
         raise AlreadyRunning(files.socket, running)
     private_dir(files.socket.parent)
-    log_file.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
-    command = serve_command(supervise)
+    make_dirs(log_file.parent)
+    command = serve_command(supervise, host, port)
     pid = os.posix_spawn(
         command[0],
         command,
@@ -130,9 +146,11 @@ def status(files: RuntimeFiles) -> dict[str, Any]:
             info = None
         finally:
             client.close()
+    # Under --supervise the pid file names the supervisor; the daemon, its child, says so.
     return {
         "running": info is not None,
-        "pid": pid,
+        "pid": info.get("pid", pid) if info else pid,
+        "supervisorPid": info.get("supervisorPid") if info else None,
         "socketPath": str(files.socket),
         "info": info,
     }

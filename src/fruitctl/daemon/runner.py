@@ -34,6 +34,7 @@ from fruitctl.daemon.lifecycle import (
     remove_if_ours,
     write_private,
 )
+from fruitctl.daemon.supervisor import SUPERVISOR_ENV
 from fruitctl.gateway import Gateway
 from fruitctl.transports.aai import AaiDoor
 from fruitctl.transports.rpc.jsonrpc import Dispatcher
@@ -221,5 +222,12 @@ def service_info(
         "httpUrl": http_url,
         "daemon": daemon,
         "pid": os.getpid(),
+        "supervisorPid": supervisor_pid() if daemon else None,
         **status,
     }
+
+
+def supervisor_pid() -> int | None:
+    """The ``--supervise`` process that started this daemon and restarts it, if one did."""
+    named = os.environ.get(SUPERVISOR_ENV, "")
+    return os.getppid() if named.isdigit() and int(named) == os.getppid() else None

@@ -13,6 +13,7 @@ the supervisor exits 0.
 
 from __future__ import annotations
 
+import os
 import random
 import signal
 import subprocess
@@ -42,6 +43,9 @@ class Backoff:
 
 
 Emit = Callable[..., None]
+
+
+SUPERVISOR_ENV = "FRUITCTL_SUPERVISOR_PID"
 
 
 class Supervisor:
@@ -84,7 +88,9 @@ class Supervisor:
                 return 0
 
     def _run_child(self) -> int:
-        self._child = subprocess.Popen(self.command)
+        # The child tells who watches it (system.info's supervisorPid).
+        env = {**os.environ, SUPERVISOR_ENV: str(os.getpid())}
+        self._child = subprocess.Popen(self.command, env=env)
         self._emit("daemon_started", pid=self._child.pid)
         code = self._child.wait()
         self._child = None

@@ -1,19 +1,27 @@
-"""``fruitctl service install``: a systemd user unit (Linux) or a launchd agent (macOS).
+"""``fruitctl service install|uninstall|status``: a systemd user unit (Linux) or a launchd
+agent (macOS).
 
 Both run ``fruitctl serve`` in the foreground and let the service manager restart it with
 throttling: systemd restarts on failure after 2 s, at most 5 times in 5 minutes, never for exits a
 restart cannot fix (4: already running, 78: bad configuration); launchd restarts an unsuccessful
 exit no more often than every 10 s. The file is written atomically; enabling it is left to the
-person (the command to do so is printed), since it changes what runs at login.
+person (the command to do so is printed), since it changes what runs at login. Uninstalling asks
+the service manager to stop and forget it (argument lists, never a shell line), then removes the
+file.
 """
 
 from __future__ import annotations
 
 import os
 import plistlib
+import shutil
+import subprocess
 import tempfile
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
+
+from fruitctl.private import make_dirs
 
 LABEL = "dev.fruitctl.gateway"
 UNIT_NAME = "fruitctl.service"
@@ -25,6 +33,9 @@ class Unit:
     path: Path
     content: bytes
     enable_hint: str
+    stop: tuple[tuple[str, ...], ...] = ()
+    """What stops and disables it, before its file goes (each an argument list)."""
+    after_removal: tuple[tuple[str, ...], ...] = ()
 
 
 def systemd_unit(command: list[str], env: dict[str, str], home: Path) -> Unit:
@@ -53,6 +64,8 @@ def systemd_unit(command: list[str], env: dict[str, str], home: Path) -> Unit:
         config / "systemd" / "user" / UNIT_NAME,
         "\n".join(lines).encode(),
         f"systemctl --user daemon-reload && systemctl --user enable --now {UNIT_NAME}",
+        stop=(("systemctl", "--user", "disable", "--now", UNIT_NAME),),
+        after_removal=(("systemctl", "--user", "daemon-reload"),),
     )
 
 
@@ -73,6 +86,7 @@ def launchd_agent(command: list[str], env: dict[str, str], home: Path, log_dir: 
         path,
         plistlib.dumps(agent),
         f'launchctl bootstrap gui/$(id -u) "{path}"',
+        stop=(("launchctl", "bootout", f"gui/{os.getuid()}/{LABEL}"),),
     )
 
 
@@ -82,7 +96,7 @@ def passed_environment() -> dict[str, str]:
 
 
 def write(unit: Unit) -> Path:
-    unit.path.parent.mkdir(parents=True, exist_ok=True)
+    make_dirs(unit.path.parent)
     fd, temporary = tempfile.mkstemp(prefix=".unit-", dir=unit.path.parent)
     try:
         with os.fdopen(fd, "wb") as handle:
@@ -93,6 +107,40 @@ def write(unit: Unit) -> Path:
         Path(temporary).unlink(missing_ok=True)
         raise
     return unit.path
+
+
+def installed(unit: Unit) -> dict[str, Any]:
+    """Whether the file is there, and whether it is what ``write`` would write now."""
+    try:
+        current = unit.path.read_bytes()
+    except FileNotFoundError:
+        return {"installed": False, "path": str(unit.path), "upToDate": False}
+    return {"installed": True, "path": str(unit.path), "upToDate": current == unit.content}
+
+
+def remove(unit: Unit) -> dict[str, Any]:
+    """Stop and disable it through its service manager, then remove its file. What each
+    manager command answered is reported; a manager that is not there (or says the unit was
+    not loaded) does not keep the file."""
+    ran = [_run(command) for command in unit.stop] if unit.path.exists() else []
+    removed = unit.path.exists()
+    unit.path.unlink(missing_ok=True)
+    ran += [_run(command) for command in unit.after_removal] if removed else []
+    return {"removed": removed, "path": str(unit.path), "manager": ran}
+
+
+def _run(command: tuple[str, ...]) -> dict[str, Any]:
+    found = shutil.which(command[0])
+    if found is None:
+        return {"command": list(command), "ok": False, "output": f"{command[0]} not found"}
+    try:
+        done = subprocess.run(
+            [found, *command[1:]], capture_output=True, text=True, timeout=30, check=False
+        )
+    except (OSError, subprocess.TimeoutExpired) as exc:
+        return {"command": list(command), "ok": False, "output": str(exc)}
+    said = (done.stdout + done.stderr).strip()
+    return {"command": list(command), "ok": done.returncode == 0, "output": said[-500:]}
 
 
 def _systemd_quote(word: str) -> str:

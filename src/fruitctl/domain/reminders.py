@@ -42,7 +42,7 @@ TAGS_MAX = 32
 
 
 class Reminder(BaseModel):
-    """One reminder. Field names are the wire names (seed 002), so JMESPath sees exactly these."""
+    """One reminder. Field names are the wire names, so JMESPath sees exactly these."""
 
     model_config = ConfigDict(frozen=True, extra="forbid")
 

@@ -52,7 +52,7 @@ class CreateEvent(Input):
     timezone: str | None = Field(
         None,
         description="IANA zone the event keeps (e.g. 'Europe/Rome'), so 09:00 stays 09:00 "
-        "across DST. Default: the host zone when startAt's offset is the host's.",
+        "across DST. Default: the person's zone when startAt's offset is its own.",
     )
     calendar: str | None = Field(None, description="Calendar name or id; the default calendar")
     location: str | None = Field(None, description="Where")
@@ -96,10 +96,10 @@ class DeleteEvent(Target):
 
 
 class Upcoming(Input):
-    """Seed 000's ``calendar.upcoming``."""
+    """The next days of events across all calendars."""
 
     days: int = Field(7, ge=1, le=30, description="How many days ahead (1-30)")
     limit: int = Field(100, ge=1, le=500, description="Maximum events (1-500)")
     timezone: str | None = Field(
-        None, description="IANA zone for the window and the times; default the host zone"
+        None, description="IANA zone for the window and the times; default the person's zone"
     )

@@ -260,8 +260,34 @@ class SearxNGProvider:
         return target
 
 
+_OFFLINE = (
+    (
+        ("dns", "name resolution", "resolve", "name or service not known", "nodename"),
+        "its name does not resolve (is this machine offline?)",
+    ),
+    (
+        (
+            "connection refused",
+            "connecterror",
+            "connect error",
+            "network is unreachable",
+            "no route to host",
+            "connection reset",
+        ),
+        "no connection to it (is this machine offline, or a proxy needed?)",
+    ),
+    (("certificate", "ssl", "tls"), "its TLS certificate was not accepted"),
+)
+
+
 def _reason(exc: Exception) -> str:
-    text = " ".join(str(exc).split())[:200]
+    """One readable clause for a network failure: what kind, not the library's whole chain."""
+    text = " ".join(str(exc).split())
+    said = f"{type(exc).__name__} {text}".lower()
+    for words, reason in _OFFLINE:
+        if any(word in said for word in words):
+            return reason
+    text = text[:160]
     return f"{type(exc).__name__}: {text}" if text else type(exc).__name__
 
 
@@ -341,8 +367,7 @@ class DuckDuckGoProvider:
         except DDGSException as exc:
             if str(exc) == "No results found.":  # ddgs' way of saying "nothing matched"
                 return []
-            reason = " ".join(str(exc).split())[:200]
-            raise BackendUnavailable(f"DuckDuckGo cannot be reached: {reason}.") from None
+            raise BackendUnavailable(f"DuckDuckGo cannot be reached: {_reason(exc)}.") from None
         except Exception as exc:  # a scraper of third-party HTML: any surprise is an outage
             raise BackendUnavailable(f"DuckDuckGo search failed: {_reason(exc)}.") from None
         return [_ddgs_result(item) for item in found if isinstance(item.get("href"), str)]

@@ -25,9 +25,11 @@ from fruitctl.policy.decision import Actor
 from fruitctl.tools.model import ToolDefinition, ToolResult
 
 INSTRUCTIONS = (
-    "fruitctl gives you governed access to the person's reminders and a few local tools. "
-    "Reads answer at once. A write may come back as {'status': 'pending', 'proposalId': ...}: "
-    "a person must approve it; poll get_proposal to learn what became of it."
+    "fruitctl gives you governed access to the person's reminders, calendars and, when Things 3 "
+    "is set up, Things to-dos and projects, plus a few local tools (files, system health, web "
+    "search). Reads answer at once. A write may come back as {'status': 'pending', "
+    "'proposalId': ...}: a person must approve it; poll get_proposal to learn what became of "
+    "it. Dates are ISO 8601 with an offset, all in the person's zone."
 )
 METHOD_NOT_FOUND = -32601
 ACTOR_KEY = "fruitctl.actor"
@@ -72,7 +74,10 @@ def build_server(gateway: Any, *, elicit: bool = False) -> Server[Any]:
         return render(result)
 
     server: Server[Any] = Server(
-        "fruitctl", version=__version__, instructions=INSTRUCTIONS, on_list_tools=list_tools
+        "fruitctl",
+        version=__version__,
+        instructions=INSTRUCTIONS,
+        on_list_tools=list_tools,
     )
     # Registered by method so the handler can answer in wire form (see ``render``).
     server.add_request_handler("tools/call", types.CallToolRequestParams, call_tool)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import errno
 import ipaddress
 import socket
 
@@ -27,7 +28,15 @@ def listen(host: str, port: int) -> socket.socket:
         listener.listen(socket.SOMAXCONN)
     except OSError as exc:
         listener.close()
-        raise ListenError(f"cannot listen on {host}:{port}: {exc.strerror or exc}") from None
+        advice = ""
+        if exc.errno == errno.EADDRINUSE:
+            advice = (
+                " (another program, or another fruitctl, holds the port: pick another with "
+                "--port, or [http] port in config.toml; --port 0 takes any free one)"
+            )
+        raise ListenError(
+            f"cannot listen on {host}:{port}: {exc.strerror or exc}{advice}"
+        ) from None
     return listener
 
 

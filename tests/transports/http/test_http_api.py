@@ -10,7 +10,7 @@ import pytest
 from conftest import Client
 from fastapi import FastAPI
 
-from fruitctl import bootstrap
+from fruitctl import __version__, bootstrap
 from fruitctl.policy.decision import Actor
 from fruitctl.transports.http.app import create_app
 from fruitctl.transports.http.tokens import TokenStore, secrets_dir
@@ -216,6 +216,7 @@ def test_skills_come_from_the_registry(agent: Client) -> None:
     assert routes["query_reminders"] == ["GET /reminders"]
     assert "POST /reminders/{reminder_id}/complete" in routes["update_reminders"]
     assert "approvals" in adapters
+    assert {a["version"] for a in skills["adapters"]} == {__version__}
 
 
 def test_routes_that_do_not_exist(agent: Client) -> None:

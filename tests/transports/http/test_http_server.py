@@ -146,8 +146,11 @@ def test_a_busy_port_fails_before_serving(app: bootstrap.App) -> None:
     first = HttpServer(app, "127.0.0.1", 0, notifier=Recorder())  # type: ignore[arg-type]
     with first.running() as url:
         port = int(url.rsplit(":", 1)[1])
-        with pytest.raises(HttpServeError, match="cannot listen"):
+        with pytest.raises(HttpServeError, match="cannot listen") as busy:
             HttpServer(app, "127.0.0.1", port).bind()
+    # What to do about it, in the same line.
+    assert "--port" in str(busy.value) and "[http] port" in str(busy.value)
+    assert "--port 0" in str(busy.value)
 
 
 def test_non_loopback_needs_a_token_first(app: bootstrap.App) -> None:

@@ -55,10 +55,10 @@ def get_event(args: inputs.GetEvent, ctx: ToolContext) -> Any:
     alias="calendar.upcoming",
 )
 def calendar_upcoming(args: inputs.Upcoming, ctx: ToolContext) -> Any:
-    """The next days of events across all calendars, sorted by start (seed 000).
+    """The next days of events across all calendars, sorted by start.
 
     days: 1-30, default 7. limit: 1-500, default 100. timezone: an IANA zone (default the
-    host's): the window and every time are given with that zone's offset; an unknown zone is
+    person's): the window and every time are given with that zone's offset; an unknown zone is
     an error. Answers {"window": {"from", "to", "timezone"}, "events": [{"id", "calendarName",
     "title", "startAt", "endAt", "allDay", "location", "notesPreview"}], "count"}.
 

@@ -113,6 +113,7 @@ class Capability(Model):
 
 class Adapter(Model):
     name: str
+    version: str
     backend: str | None
     nativeDeps: list[NativeDependency]
     capabilities: list[Capability]

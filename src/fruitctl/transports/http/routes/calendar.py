@@ -66,7 +66,7 @@ def router(door: Door, user: Callable[..., Any]) -> APIRouter:
 
     @api.get(
         "/upcoming",
-        summary="The next days of events (seed 000)",
+        summary="The next days of events in every calendar",
         responses={200: _answer("window, events, count"), **read_errors},
         openapi_extra={TOOL_KEY: "calendar_upcoming"},
     )

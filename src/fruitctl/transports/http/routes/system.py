@@ -79,7 +79,13 @@ def _adapter(name: str, status: dict[str, Any]) -> dict[str, Any]:
     if backend is not None:
         state = str(permission or "not_determined")
         deps.append({"name": str(backend), "status": state, "available": state == "authorized"})
-    return {"name": name, "backend": backend, "nativeDeps": deps, "capabilities": []}
+    return {
+        "name": name,
+        "version": __version__,
+        "backend": backend,
+        "nativeDeps": deps,
+        "capabilities": [],
+    }
 
 
 def _things_adapter(things: dict[str, Any]) -> dict[str, Any]:
@@ -91,7 +97,13 @@ def _things_adapter(things: dict[str, Any]) -> dict[str, Any]:
         {"name": "things database", "status": state, "available": state == "ok"},
         {"name": "things URL scheme", "status": writes, "available": writes.startswith("through")},
     ]
-    return {"name": "things", "backend": "things", "nativeDeps": deps, "capabilities": []}
+    return {
+        "name": "things",
+        "version": __version__,
+        "backend": "things",
+        "nativeDeps": deps,
+        "capabilities": [],
+    }
 
 
 def routes_by_tool(app: FastAPI) -> dict[str, list[str]]:
