@@ -99,6 +99,16 @@ class RemindersBackend(Protocol):
 
 
 @runtime_checkable
+class DefaultListChoice(Protocol):
+    """Optional: a backend where fruitctl may choose which list is the default (the store's
+    own, or a CalDAV mirror's); Apple's Reminders keeps the person's choice in the app."""
+
+    def set_default_list(self, list_id: str) -> None:
+        """Make ``list_id`` the default list (``NotFound`` when there is no such list)."""
+        ...
+
+
+@runtime_checkable
 class ReminderSearch(Protocol):
     """Optional: a backend that can run (part of) a JMESPath query in its store."""
 

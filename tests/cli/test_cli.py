@@ -90,8 +90,11 @@ def test_a_new_store_has_the_default_list(home: Path) -> None:
 def test_demo_fills_an_empty_store_once() -> None:
     first = cli("demo")
     assert first.exit_code == 0 and "Added" in first.stdout
-    names = [lst["name"] for lst in cli_json("lists")]
-    assert names == ["Reminders", "Inbox", "Work", "Personal", "Errands"]
+    listed = cli_json("lists")
+    # Inbox becomes the default (listed first): where a GTD user's new things land.
+    assert [lst["name"] for lst in listed] == ["Inbox", "Reminders", "Work", "Personal", "Errands"]
+    assert [lst["isDefault"] for lst in listed] == [True, False, False, False, False]
+    assert add("captured")["listName"] == "Inbox"
     before = store_snapshot()
     assert cli_json("demo") == {
         "seeded": False,
@@ -367,3 +370,18 @@ def test_auth_list_is_a_table_with_a_header() -> None:
     assert "claude@laptop" in rows[agent["id"]] and rows[agent["id"]].endswith("revoked")
     listed = cli_json("auth", "list")
     assert {t["name"] for t in listed} == {"claude@laptop", "me"}
+
+
+def test_a_bug_is_one_line_not_a_traceback(monkeypatch: pytest.MonkeyPatch) -> None:
+    from fruitctl.services.demo import DemoService
+
+    def broken(self: DemoService) -> dict[str, Any]:
+        raise KeyError("Reminders")
+
+    monkeypatch.setattr(DemoService, "seed", broken)
+    shown = cli("demo")
+    assert shown.exit_code == 70
+    assert shown.stderr.count("\n") == 1 and "Traceback" not in shown.output
+    assert "KeyError: 'Reminders'" in shown.stderr and "FRUITCTL_DEBUG=1" in shown.stderr
+    monkeypatch.setenv("FRUITCTL_DEBUG", "1")
+    assert isinstance(cli("demo").exception, KeyError)

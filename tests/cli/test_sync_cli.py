@@ -8,7 +8,7 @@ import sys
 from pathlib import Path
 
 import pytest
-from caldav_server import Account, vtodo
+from caldav_server import Account, Radicale, vtodo
 from typer.testing import CliRunner
 
 from fruitctl import bootstrap, config
@@ -152,3 +152,36 @@ def test_a_server_out_of_reach_is_not_reported_as_authorized(
     assert "cannot be reached" in found["unavailable"]["reminders"]
     shown = runner.invoke(app, ["info"])
     assert "not_determined (The CalDAV server at 127.0.0.1:9 cannot be reached" in shown.stdout
+
+
+def test_demo_on_a_caldav_account_adds_what_is_missing_once(on_caldav: Account) -> None:
+    first = runner.invoke(app, ["demo", "--json"])
+    assert first.exit_code == 0, first.output
+    assert json.loads(first.stdout)["seeded"] is True
+    lists = json.loads(runner.invoke(app, ["lists", "--json"]).stdout)
+    assert lists[0]["name"] == "Inbox" and lists[0]["isDefault"] is True
+    assert {"Inbox", "Work", "Personal", "Errands", "Reminders"} <= {x["name"] for x in lists}
+    again = runner.invoke(app, ["demo"])
+    assert again.exit_code == 0, again.output
+    assert "No sample added" in again.stdout and "Traceback" not in again.output
+    assert json.loads(runner.invoke(app, ["lists", "--json"]).stdout) == lists
+
+
+def test_demo_on_an_account_without_an_event_calendar(
+    radicale: Radicale, home: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    account = radicale.add_account()
+    account.make_calendar("Tasks", ["VTODO"])
+    home.mkdir(exist_ok=True)
+    (home / "config.toml").write_text(
+        '[reminders]\nbackend = "caldav"\n[calendar]\nbackend = "caldav"\n'
+        f'[caldav]\nurl = "{account.home}"\nusername = "{account.username}"\n'
+    )
+    monkeypatch.setenv("FRUITCTL_CALDAV_PASSWORD", account.password)
+    monkeypatch.setenv("FRUITCTL_IN_PROCESS", "1")
+    done = runner.invoke(app, ["demo", "--json"])
+    assert done.exit_code == 0, done.output
+    result = json.loads(done.stdout)
+    assert result["seeded"] is True and result["events"] > 0  # its calendars were made
+    names = {c["name"] for c in json.loads(runner.invoke(app, ["calendars", "--json"]).stdout)}
+    assert {"Work", "Personal"} <= names

@@ -8,6 +8,7 @@ Exit codes (stable, for scripts): 0 ok; 1 some items of a batch failed; 2 invali
 from __future__ import annotations
 
 import json
+import os
 import sys
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
@@ -77,6 +78,18 @@ def reporting(as_json: bool) -> Iterator[None]:
         else:
             err.print(f"[bold red]config error:[/] {_escape(str(exc))}")
         raise typer.Exit(CONFIG_ERROR) from None
+    except (typer.Exit, typer.Abort, KeyboardInterrupt):
+        raise
+    except Exception as exc:  # a bug: one line, not a traceback (FRUITCTL_DEBUG=1 shows it)
+        if os.environ.get("FRUITCTL_DEBUG") == "1":
+            raise
+        reason = " ".join(str(exc).split())[:200]
+        fail(
+            "internal_error",
+            f"fruitctl failed unexpectedly ({type(exc).__name__}: {reason}); this is a bug - "
+            "FRUITCTL_DEBUG=1 shows where, to report it",
+            as_json=as_json,
+        )
 
 
 def run(as_json: bool, call: Callable[[], Any], show: Callable[[Any], None]) -> Any:

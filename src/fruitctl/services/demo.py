@@ -13,6 +13,7 @@ from fruitctl.domain.reminders import PRIORITY_VALUES
 from fruitctl.ports import (
     CalendarBackend,
     CalendarCreation,
+    DefaultListChoice,
     EventRange,
     NewEvent,
     NewReminder,
@@ -95,8 +96,8 @@ SAMPLE: tuple[
         False,
         "Oat milk if they have it.",
     ),
-    ("Reminders", "Water the plants", (2, None), "none", (), False, ""),
-    ("Reminders", "Back up the laptop", (-4, None), "low", ("done",), False, ""),
+    ("Personal", "Water the plants", (2, None), "none", (), False, ""),
+    ("Personal", "Back up the laptop", (-4, None), "low", ("done",), False, ""),
 )
 
 
@@ -161,6 +162,8 @@ class DemoService:
                 lists[name] = self.backend.create_list(name).id
         today = now().date()
         created = self.backend.create([_draft(row, lists, today) for row in SAMPLE])
+        if isinstance(self.backend, DefaultListChoice):  # where new things land, as in GTD
+            self.backend.set_default_list(lists[LISTS[0]])
         return {"seeded": True, "lists": list(LISTS), "created": len(created)}
 
     def _seed_events(self) -> int:
@@ -172,10 +175,12 @@ class DemoService:
         if backend.events(EventRange(moment - year, moment + year, limit=1)):
             return 0
         ids = {c.name: c.id for c in backend.calendars()}
-        default = next(iter(ids.values()))
         for name in CALENDARS:
             if name not in ids and isinstance(backend, CalendarCreation):
                 ids[name] = backend.create_calendar(name).id
+        if not ids:  # no calendar, and none can be made here: reminders only
+            return 0
+        default = next(iter(ids.values()))
         for row in EVENTS:
             backend.create_event(_event(row, ids.get(row[0], default), moment.date()))
         return len(EVENTS)

@@ -34,6 +34,7 @@ from fruitctl.ports import (
 )
 
 DEFAULT_NAMES = ("reminders", "tasks")
+DEFAULT_LIST_KEY = "default_list"  # caldav_meta: the list chosen as default through fruitctl
 
 
 class TodoKind:
@@ -49,11 +50,15 @@ class TodoKind:
 
     def containers(self, conn: Connection, mirrored: Sequence[Known]) -> None:
         wanted = [rows.MirroredList(k.id, k.name, k.position) for k in mirrored]
-        rows.replace_lists(conn, wanted, self.default(mirrored))
+        chosen = state.get_meta(conn, DEFAULT_LIST_KEY)
+        rows.replace_lists(conn, wanted, self.default(mirrored, chosen))
 
-    def default(self, mirrored: Sequence[Known]) -> str | None:
-        """The first list configured; else one called Reminders or Tasks (what Apple's and most
-        other clients name theirs); else the one mirrored first."""
+    def default(self, mirrored: Sequence[Known], chosen: str | None = None) -> str | None:
+        """The first list configured; else the one chosen through fruitctl (``demo`` picks
+        Inbox); else one called Reminders or Tasks (what Apple's and most other clients name
+        theirs); else the one mirrored first."""
+        if not self.lists and any(k.id == chosen for k in mirrored):
+            return chosen
         for names in ([self.lists[0]] if self.lists else [], DEFAULT_NAMES):
             found = [k.id for k in mirrored if named(k.name, k.href, names)]
             if found:
@@ -130,6 +135,14 @@ class CaldavReminders:
                 raise InvalidParams(f"A list named '{name}' already exists.")
             known = self.mirror.make_collection(name, new_uids(1)[0], "VTODO")
         return ReminderList(id=known.id, name=name, isDefault=False, count=0)
+
+    def set_default_list(self, list_id: str) -> None:
+        """Remembered in the mirror (CalDAV has no default list); ``[caldav] lists`` wins."""
+        with self.mirror.lock:
+            self._list(list_id)
+            with self.mirror.writer.begin() as conn:
+                state.set_meta(conn, DEFAULT_LIST_KEY, list_id)
+            self.mirror.sync()
 
     def create(self, items: Sequence[NewReminder]) -> list[Reminder]:
         stamp = now()

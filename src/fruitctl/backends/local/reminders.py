@@ -163,6 +163,13 @@ class LocalReminders:
             raise NotFound(f"No reminder found with ID: '{reminder_id}'.")
         return rows.to_reminders(conn, [row])[0]
 
+    def set_default_list(self, list_id: str) -> None:
+        with self._writer.begin() as conn:
+            self._require_lists(conn, {list_id})
+            # Clear first: one default at every statement (a unique index holds it).
+            conn.execute(lists.update().values(is_default=False))
+            conn.execute(lists.update().where(lists.c.id == list_id).values(is_default=True))
+
     def create(self, items: Sequence[NewReminder]) -> list[Reminder]:
         stamp = now()
         ids = reminder_ids(len(items))
