@@ -121,6 +121,19 @@ def test_malformed_json_is_invalid_request(rpc: Raw) -> None:
     assert rpc.call(envelope("get_lists"))["status"] == "success"
 
 
+def test_an_envelope_without_a_tool_is_answered_in_aai(rpc: Raw) -> None:
+    answer = rpc.call({"version": "1.0", "request_id": "r7", "params": {}})  # fresh connection
+    assert answer["status"] == "error" and answer["error"]["code"] == "INVALID_REQUEST"
+    assert answer["request_id"] == "r7" and "jsonrpc" not in answer
+
+
+def test_a_broken_envelope_after_json_rpc_is_still_answered_in_aai(rpc: Raw) -> None:
+    assert rpc.request("system.ping")["result"]["ok"] is True  # this connection spoke JSON-RPC
+    rpc.send(b'{"version": "1.0", "request_id": "r8", "tool": "get_lists", \n')
+    answer = rpc.answer()
+    assert answer["status"] == "error" and answer["error"]["code"] == "INVALID_REQUEST"
+
+
 def test_aai_and_json_rpc_share_a_connection(rpc: Raw) -> None:
     assert rpc.call(envelope("get_lists"))["status"] == "success"
     assert rpc.request("system.ping")["result"]["ok"] is True
@@ -144,6 +157,12 @@ def test_aai_call_goes_to_the_daemon(daemon: Daemon, monkeypatch: pytest.MonkeyP
     failed = runner.invoke(app, ["aai", "call", json.dumps(envelope("nope"))])
     assert failed.exit_code == 2
     assert json.loads(failed.stdout)["error"]["code"] == "METHOD_NOT_FOUND"
+    # The CLI identifies over JSON-RPC first; a broken envelope is still answered in AAI.
+    broken = runner.invoke(app, ["aai", "call", '{"version": "1.0", "tool": "get_lists",'])
+    assert broken.exit_code == 2, broken.output
+    assert json.loads(broken.stdout)["error"]["code"] == "INVALID_REQUEST"
+    untooled = runner.invoke(app, ["aai", "call", '{"version": "1.0", "request_id": "r1"}'])
+    assert json.loads(untooled.stdout)["error"]["code"] == "INVALID_REQUEST"
 
 
 # -- in-process, and aai.json ----------------------------------------------------------------------

@@ -12,7 +12,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, TypeAdapter
 
 Category = Literal["read_only", "pim_write", "system_write", "network"]
 WRITE_CATEGORIES: frozenset[str] = frozenset({"pim_write", "system_write"})
@@ -67,6 +67,8 @@ class ToolDefinition(BaseModel):
     open_world: bool = False
     timeout_seconds: float = 30
     rate_limit_per_hour: int | None = None
+    output_schema: dict[str, Any] = Field(default_factory=dict)
+    """What it answers (JSON Schema); a write's includes the pending-proposal shape."""
 
 
 class ToolResult(BaseModel):
@@ -183,16 +185,21 @@ def tool(
     change: Change | None = None,
     targets: tuple[TargetRule, ...] = (),
     alias: str | None = None,
+    returns: Any = None,
 ) -> Callable[[ToolFunction], Tool]:
     """Declare a tool from a typed function ``fn(args: SomeToolInput, ctx) -> data``.
 
     ``schema`` replaces the schema generated from the input model, for tools whose schema is a
     published contract (seed 002); a test must hold the two to agreeing. A write (``pim_write``,
     ``system_write``) must say how it changes things (``change``): without it there is nothing
-    to show the person who approves it, and no undo."""
+    to show the person who approves it, and no undo. ``returns`` is the type of what it
+    answers (``fruitctl.tools.outputs``); without it, the function's return annotation."""
 
     def declare(function: ToolFunction) -> Tool:
         input_model = _input_model(function)
+        answers = returns
+        if answers is None:
+            answers = inspect.get_annotations(function, eval_str=True).get("return", Any)
         description = inspect.cleandoc(function.__doc__ or "").strip()
         if not description:
             raise ValueError(f"tool {function.__name__} needs a docstring: it is its description")
@@ -218,6 +225,7 @@ def tool(
             open_world=open_world,
             timeout_seconds=timeout,
             rate_limit_per_hour=rate_limit_per_hour,
+            output_schema=output_schema_of(answers, writes=category in WRITE_CATEGORIES),
         )
         parser = parse or default_parse
         return Tool(
@@ -250,6 +258,16 @@ def default_parse(model: type[BaseModel], args: Mapping[str, Any] | None, name: 
     from fruitctl.services.inputs import parse  # the one wording for invalid arguments
 
     return parse(model, args, name)
+
+
+def output_schema_of(answers: Any, *, writes: bool) -> dict[str, Any]:
+    """The JSON Schema of what a tool answers: as it is serialized (every field present), a
+    write's also the pending proposal a person has to approve first."""
+    from fruitctl.tools.outputs import Pending
+
+    shape = answers | Pending if writes else answers
+    schema: dict[str, Any] = TypeAdapter(shape).json_schema(mode="serialization")
+    return schema
 
 
 def schema_of(model: type[BaseModel]) -> dict[str, Any]:

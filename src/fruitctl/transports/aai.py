@@ -13,7 +13,6 @@ writes, which a person may have to approve first).
 
 from __future__ import annotations
 
-import inspect
 import json
 import os
 import re
@@ -22,8 +21,6 @@ import tempfile
 from collections.abc import Awaitable, Callable
 from pathlib import Path
 from typing import Any
-
-from pydantic import TypeAdapter
 
 from fruitctl import __version__
 from fruitctl.domain.errors import FruitctlError, InternalError, InvalidParams, InvalidRequest
@@ -35,20 +32,10 @@ from fruitctl.transports.rpc.jsonrpc import RunBlocking, Session
 from fruitctl.transports.rpc.methods import invoke
 
 VERSION = "1.0"
+ENVELOPE_KEYS = frozenset({"tool", "version", "request_id", "params"})
 SCHEMA_VERSION = "1.0"
 DEFAULT_APP_ID = "dev.fruitctl.gateway"
 APP_ID = re.compile(r"^[A-Za-z0-9](?:[A-Za-z0-9-]*[A-Za-z0-9])?(?:\.[A-Za-z0-9-]+)*$")
-PENDING = {
-    "type": "object",
-    "description": "A write waiting for a person's approval (poll get_proposal).",
-    "properties": {
-        "status": {"const": "pending"},
-        "proposalId": {"type": "string"},
-        "approve": {"type": "string"},
-        "expiresAt": {"type": "string"},
-    },
-    "required": ["status", "proposalId"],
-}
 
 
 class AaiDoor:
@@ -59,13 +46,19 @@ class AaiDoor:
         self._run_blocking = run_blocking
 
     def claims(self, message: Any) -> bool:
-        return isinstance(message, dict) and "jsonrpc" not in message and "tool" in message
+        # An envelope missing its tool is still an envelope: answered INVALID_REQUEST in AAI.
+        return (
+            isinstance(message, dict)
+            and "jsonrpc" not in message
+            and not ENVELOPE_KEYS.isdisjoint(message)
+        )
 
     def claims_unparsed(self, line: bytes, session: Session) -> bool:
-        # Not JSON: answer in the dialect this connection speaks, or the one the text resembles.
-        if session.dialect is not None:
-            return session.dialect == "aai"
-        return b'"tool"' in line and b'"jsonrpc"' not in line
+        # Not JSON: answer in the dialect the text resembles, else the one this connection
+        # speaks (a CLI that identified itself over JSON-RPC may still send a broken envelope).
+        if b'"jsonrpc"' not in line and any(f'"{key}"'.encode() in line for key in ENVELOPE_KEYS):
+            return True
+        return session.dialect == "aai"
 
     def malformed(self, error: FruitctlError) -> dict[str, Any]:
         return failure(None, InvalidRequest(error.message))
@@ -185,11 +178,8 @@ def descriptor(tools: list[Tool], app_id: str, socket_path: Path) -> dict[str, A
 
 
 def returns_schema(tool: Tool) -> dict[str, Any]:
-    annotation = inspect.get_annotations(tool.function, eval_str=True).get("return", Any)
-    declared: dict[str, Any] = TypeAdapter(annotation).json_schema()
-    if tool.writes:
-        return {"anyOf": [declared, PENDING]}
-    return declared
+    """What the tool answers (a write's includes the pending proposal), from its output type."""
+    return tool.definition.output_schema
 
 
 def install(document: dict[str, Any], aai_dir: Path, app_id: str) -> Path:

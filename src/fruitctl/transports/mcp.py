@@ -91,6 +91,7 @@ def describe(definition: ToolDefinition) -> types.Tool:
         title=definition.title,
         description=definition.description,
         input_schema=definition.input_schema,
+        output_schema=output_schema(definition.output_schema),
         annotations=types.ToolAnnotations(
             title=hints.title,
             read_only_hint=hints.readOnlyHint,
@@ -99,6 +100,45 @@ def describe(definition: ToolDefinition) -> types.Tool:
             open_world_hint=hints.openWorldHint,
         ),
     )
+
+
+def output_schema(answers: dict[str, Any]) -> dict[str, Any]:
+    """The tool's output schema as MCP wants it, an object: ``render`` sends an object answer
+    as it is and anything else as ``{"result": ...}``, so each alternative is described that
+    way."""
+    defs = answers.get("$defs", {})
+    body = {key: value for key, value in answers.items() if key != "$defs"}
+    alternatives = (
+        body["anyOf"] if set(body) <= {"anyOf", "description"} and "anyOf" in body else [body]
+    )
+    shaped = [_as_object(alternative, defs) for alternative in alternatives]
+    schema: dict[str, Any] = {"type": "object"}
+    if len(shaped) == 1:
+        schema.update(shaped[0])
+    elif all(s != {"type": "object"} for s in shaped):
+        schema["anyOf"] = shaped
+    if "description" in body:
+        schema["description"] = body["description"]
+    if defs:
+        schema["$defs"] = defs
+    return schema
+
+
+def _as_object(schema: dict[str, Any], defs: dict[str, Any]) -> dict[str, Any]:
+    if not schema:  # anything: an object as it is, or anything else as {"result": ...}
+        return {"type": "object"}
+    target = schema
+    ref = schema.get("$ref", "")
+    if ref.startswith("#/$defs/"):
+        target = defs.get(ref.removeprefix("#/$defs/"), {})
+    if target.get("type") == "object":
+        return schema
+    return {
+        "type": "object",
+        "properties": {"result": schema},
+        "required": ["result"],
+        "additionalProperties": False,
+    }
 
 
 def render(result: ToolResult) -> dict[str, Any]:

@@ -6,6 +6,7 @@ from typing import Any
 
 from pydantic import Field
 
+from fruitctl.tools import outputs
 from fruitctl.tools.context import ToolContext, current_actor
 from fruitctl.tools.model import ToolInput, tool
 
@@ -14,7 +15,7 @@ class GetProposal(ToolInput):
     id: str = Field(description="The proposalId returned when the write was proposed.")
 
 
-@tool(category="read_only", risk="low", title="Check a proposal")
+@tool(returns=outputs.Proposal, category="read_only", risk="low", title="Check a proposal")
 def get_proposal(args: GetProposal, ctx: ToolContext) -> Any:
     """The state of a write you proposed: PENDING (waiting for a person), APPROVED, EXECUTED
     (with its result), REJECTED (with the reason), EXPIRED or FAILED (with the error). You only

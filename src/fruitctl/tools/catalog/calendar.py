@@ -9,18 +9,21 @@ from fruitctl.approvals import calendar_changes as changes
 from fruitctl.policy.targets import CALENDARS
 from fruitctl.services import calendar_inputs as inputs
 from fruitctl.services.inputs import parse
+from fruitctl.tools import outputs
 from fruitctl.tools.context import ToolContext
 from fruitctl.tools.model import tool
 
 
-@tool(category="read_only", risk="low", title="List calendars", parse=parse)
+@tool(
+    returns=outputs.Calendars, category="read_only", risk="low", title="List calendars", parse=parse
+)
 def list_calendars(args: inputs.ListCalendars, ctx: ToolContext) -> Any:
     """All calendars: id, name, whether it is the default one, read-only, color. No
     parameters: {}"""
     return ctx.calendar.list_calendars(args)
 
 
-@tool(category="read_only", risk="low", title="Query events", parse=parse)
+@tool(returns=outputs.Events, category="read_only", risk="low", title="Query events", parse=parse)
 def query_events(args: inputs.QueryEvents, ctx: ToolContext) -> Any:
     """Events overlapping a range, recurring series expanded into occurrences, soonest first.
 
@@ -39,7 +42,7 @@ def query_events(args: inputs.QueryEvents, ctx: ToolContext) -> Any:
     return ctx.calendar.query_events(args)
 
 
-@tool(category="read_only", risk="low", title="Get an event", parse=parse)
+@tool(returns=outputs.OneEvent, category="read_only", risk="low", title="Get an event", parse=parse)
 def get_event(args: inputs.GetEvent, ctx: ToolContext) -> Any:
     """One event with every field. A series id gives the series (its first start and its
     RRULE in recurrence); an occurrence id ('<seriesId>@<occurrence>') gives that occurrence
@@ -48,6 +51,7 @@ def get_event(args: inputs.GetEvent, ctx: ToolContext) -> Any:
 
 
 @tool(
+    returns=outputs.Upcoming,
     category="read_only",
     risk="low",
     title="Upcoming events",
@@ -68,6 +72,7 @@ def calendar_upcoming(args: inputs.Upcoming, ctx: ToolContext) -> Any:
 
 
 @tool(
+    returns=outputs.OneEvent,
     category="pim_write",
     risk="medium",
     title="Create an event",
@@ -92,6 +97,7 @@ def create_event(args: inputs.CreateEvent, ctx: ToolContext) -> Any:
 
 
 @tool(
+    returns=outputs.OneEvent,
     category="pim_write",
     risk="medium",
     title="Update an event",
@@ -116,6 +122,7 @@ def update_event(args: inputs.UpdateEvent, ctx: ToolContext) -> Any:
 
 
 @tool(
+    returns=outputs.EventDeleted,
     category="pim_write",
     risk="high",
     title="Delete an event",

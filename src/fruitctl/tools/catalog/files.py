@@ -15,6 +15,7 @@ from fruitctl.domain.errors import InternalError
 from fruitctl.policy.governance import ToolRules
 from fruitctl.policy.targets import PATHS_READ, PATHS_WRITE
 from fruitctl.services.paths import PathRules
+from fruitctl.tools import outputs
 from fruitctl.tools.context import ToolContext
 from fruitctl.tools.model import ToolInput, tool
 
@@ -49,7 +50,13 @@ class WriteFileInput(ToolInput):
     content: str = Field(description="The complete new content of the file, as UTF-8 text.")
 
 
-@tool(category="read_only", risk="low", title="Read a file", targets=(PATHS_READ,))
+@tool(
+    returns=outputs.FileRead,
+    category="read_only",
+    risk="low",
+    title="Read a file",
+    targets=(PATHS_READ,),
+)
 def read_file(args: ReadFileInput, ctx: ToolContext) -> dict[str, Any]:
     """Read a UTF-8 text file and return its path, size in bytes and content.
 
@@ -62,7 +69,13 @@ def read_file(args: ReadFileInput, ctx: ToolContext) -> dict[str, Any]:
     return ctx.files.read_file(args.path, _path_rules(rules, "read_file"), _bytes(cap))
 
 
-@tool(category="read_only", risk="low", title="List a folder", targets=(PATHS_READ,))
+@tool(
+    returns=outputs.Directory,
+    category="read_only",
+    risk="low",
+    title="List a folder",
+    targets=(PATHS_READ,),
+)
 def list_directory(args: ListDirectoryInput, ctx: ToolContext) -> dict[str, Any]:
     """List the entries of a folder, sorted by name.
 
@@ -76,6 +89,7 @@ def list_directory(args: ListDirectoryInput, ctx: ToolContext) -> dict[str, Any]
 
 
 @tool(
+    returns=outputs.FileWritten,
     category="system_write",
     risk="high",
     title="Write a file",

@@ -8,6 +8,7 @@ from typing import Any
 from fruitctl.approvals import changes
 from fruitctl.policy.targets import REMINDER_LISTS
 from fruitctl.services import inputs
+from fruitctl.tools import outputs
 from fruitctl.tools.catalog import seed_schemas
 from fruitctl.tools.context import ToolContext
 from fruitctl.tools.model import tool
@@ -28,6 +29,7 @@ def walks_an_index(args: Mapping[str, Any]) -> bool:
 
 
 @tool(
+    returns=outputs.QueryReminders,
     category="read_only",
     risk="low",
     title="Query reminders",
@@ -66,6 +68,7 @@ def query_reminders(args: inputs.QueryReminders, ctx: ToolContext) -> Any:
 
 
 @tool(
+    returns=outputs.Lists,
     category="read_only",
     risk="low",
     title="List reminder lists",
@@ -80,6 +83,7 @@ def get_lists(args: inputs.GetLists, ctx: ToolContext) -> Any:
 
 
 @tool(
+    returns=outputs.OneReminder,
     category="read_only",
     risk="low",
     title="Get a reminder",
@@ -92,6 +96,7 @@ def get_reminder(args: inputs.GetReminder, ctx: ToolContext) -> Any:
 
 
 @tool(
+    returns=outputs.OpenReminders,
     category="read_only",
     risk="low",
     title="Open reminders (GTD)",
@@ -107,6 +112,7 @@ def open_reminders(args: inputs.OpenReminders, ctx: ToolContext) -> Any:
 
 
 @tool(
+    returns=outputs.CreateReminders,
     category="pim_write",
     risk="medium",
     title="Create reminders",
@@ -132,6 +138,7 @@ def create_reminders(args: inputs.CreateReminders, ctx: ToolContext) -> Any:
 
 
 @tool(
+    returns=outputs.UpdateReminders,
     category="pim_write",
     risk="medium",
     title="Update reminders",
@@ -157,6 +164,7 @@ def update_reminders(args: inputs.UpdateReminders, ctx: ToolContext) -> Any:
 
 
 @tool(
+    returns=outputs.Deleted,
     category="pim_write",
     risk="high",
     title="Delete reminders",

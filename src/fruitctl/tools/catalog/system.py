@@ -15,6 +15,7 @@ from pydantic import Field
 from fruitctl.sandbox import Limits
 from fruitctl.services.inputs import parse
 from fruitctl.services.system import LINES_MAX, PID_MAX, SINCE_MAX_MINUTES, SystemService
+from fruitctl.tools import outputs
 from fruitctl.tools.context import ToolContext
 from fruitctl.tools.model import ToolInput, tool
 
@@ -71,7 +72,7 @@ class ReadSystemLogsInput(ToolInput):
     )
 
 
-@tool(category="read_only", risk="low", title="System metrics snapshot")
+@tool(returns=outputs.Metrics, category="read_only", risk="low", title="System metrics snapshot")
 def system_metrics_snapshot(args: NoInput, ctx: ToolContext) -> dict[str, Any]:
     """Take a snapshot of this computer's health: CPU use (overall and per core, sampled over a
     fraction of a second), core counts, load average (1, 5, 15 minutes), memory and swap, disk
@@ -83,7 +84,7 @@ def system_metrics_snapshot(args: NoInput, ctx: ToolContext) -> dict[str, Any]:
     return ctx.system.metrics_snapshot()
 
 
-@tool(category="read_only", risk="low", title="Check process health")
+@tool(returns=outputs.ProcessHealth, category="read_only", risk="low", title="Check process health")
 def check_process_health(args: ProcessHealthInput, ctx: ToolContext) -> dict[str, Any]:
     """Check whether a program is running, by exact process name or by process id, and how it is
     doing: for each match its pid, name, status, CPU percent, resident memory in bytes, start
@@ -96,6 +97,7 @@ def check_process_health(args: ProcessHealthInput, ctx: ToolContext) -> dict[str
 
 
 @tool(
+    returns=outputs.Logs,
     category="read_only",
     risk="medium",
     title="Read system logs",

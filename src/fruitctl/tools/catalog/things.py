@@ -10,11 +10,18 @@ from fruitctl.approvals import things_changes as changes
 from fruitctl.policy.targets import THINGS, THINGS_BATCH, THINGS_PROJECTS
 from fruitctl.services import things as inputs
 from fruitctl.services.inputs import parse
+from fruitctl.tools import outputs
 from fruitctl.tools.context import ToolContext
 from fruitctl.tools.model import tool
 
 
-@tool(category="read_only", risk="low", title="Query Things to-dos", parse=parse)
+@tool(
+    returns=outputs.ToDos,
+    category="read_only",
+    risk="low",
+    title="Query Things to-dos",
+    parse=parse,
+)
 def query_todos(args: inputs.QueryToDos, ctx: ToolContext) -> Any:
     """To-dos from Things 3, as the Things app shows them.
 
@@ -34,27 +41,41 @@ def query_todos(args: inputs.QueryToDos, ctx: ToolContext) -> Any:
     return ctx.things.query_todos(args)
 
 
-@tool(category="read_only", risk="low", title="Get a Things to-do", parse=parse)
+@tool(
+    returns=outputs.OneToDo,
+    category="read_only",
+    risk="low",
+    title="Get a Things to-do",
+    parse=parse,
+)
 def get_todo(args: inputs.GetToDo, ctx: ToolContext) -> Any:
     """One Things to-do with every field (one in the Trash has view null). Example:
     {"id": "..."}"""
     return ctx.things.get_todo(args)
 
 
-@tool(category="read_only", risk="low", title="List Things projects", parse=parse)
+@tool(
+    returns=outputs.Projects,
+    category="read_only",
+    risk="low",
+    title="List Things projects",
+    parse=parse,
+)
 def list_projects(args: inputs.NoArgs, ctx: ToolContext) -> Any:
     """Things projects outside the Trash, in the app's order: id, title, status, area, tags,
     openCount. No parameters: {}"""
     return ctx.things.list_projects(args)
 
 
-@tool(category="read_only", risk="low", title="List Things areas", parse=parse)
+@tool(
+    returns=outputs.Areas, category="read_only", risk="low", title="List Things areas", parse=parse
+)
 def list_areas(args: inputs.NoArgs, ctx: ToolContext) -> Any:
     """Things areas in the app's order: id, title, tags. No parameters: {}"""
     return ctx.things.list_areas(args)
 
 
-@tool(category="read_only", risk="low", title="List Things tags", parse=parse)
+@tool(returns=outputs.Tags, category="read_only", risk="low", title="List Things tags", parse=parse)
 def list_tags(args: inputs.NoArgs, ctx: ToolContext) -> Any:
     """Things tags in the app's order: id, title, parent (the tag it is nested in). No
     parameters: {}"""
@@ -62,6 +83,7 @@ def list_tags(args: inputs.NoArgs, ctx: ToolContext) -> Any:
 
 
 @tool(
+    returns=outputs.ToDoWrite,
     category="pim_write",
     risk="medium",
     title="Add a Things to-do",
@@ -87,6 +109,7 @@ def create_todo(args: inputs.CreateToDo, ctx: ToolContext) -> Any:
 
 
 @tool(
+    returns=outputs.ToDosSent,
     category="pim_write",
     risk="medium",
     title="Add Things to-dos",
@@ -110,6 +133,7 @@ def create_todos(args: inputs.CreateToDos, ctx: ToolContext) -> Any:
 
 
 @tool(
+    returns=outputs.ToDoWrite,
     category="pim_write",
     risk="medium",
     title="Update a Things to-do",
@@ -132,6 +156,7 @@ def update_todo(args: inputs.UpdateToDo, ctx: ToolContext) -> Any:
 
 
 @tool(
+    returns=outputs.ToDoWrite,
     category="pim_write",
     risk="medium",
     title="Complete a Things to-do",
@@ -153,6 +178,7 @@ def complete_todo(args: inputs.CompleteToDo, ctx: ToolContext) -> Any:
 
 
 @tool(
+    returns=outputs.ProjectWrite,
     category="pim_write",
     risk="medium",
     title="Add a Things project",
@@ -176,6 +202,7 @@ def create_project(args: inputs.CreateProject, ctx: ToolContext) -> Any:
 
 
 @tool(
+    returns=outputs.ProjectWrite,
     category="pim_write",
     risk="medium",
     title="Update a Things project",

@@ -7,6 +7,7 @@ from typing import Any
 from pydantic import Field
 
 from fruitctl.services.web import QUERY_MAX, RESULTS_MAX, DomainRules
+from fruitctl.tools import outputs
 from fruitctl.tools.context import ToolContext
 from fruitctl.tools.model import ToolInput, tool
 
@@ -27,6 +28,7 @@ class WebSearchInput(ToolInput):
 
 
 @tool(
+    returns=outputs.SearchAnswer,
     category="network",
     risk="medium",
     open_world=True,
