@@ -94,7 +94,8 @@ def test_a_command_loads_its_own_module_and_no_other(home: Path) -> None:
 def test_help_lists_every_command_and_a_typo_gets_a_hint(home: Path) -> None:
     listing = runner.invoke(app, ["--help"])
     assert listing.exit_code == 0
-    shown = {line.split()[0] for line in listing.output.split("Commands:")[1].splitlines() if line}
+    commands = listing.output.split("Commands:")[1].split("Exit codes:")[0]  # the epilog after
+    shown = {line.split()[0] for line in commands.splitlines() if line.strip()}
     assert shown == {"lists", "demo", *COMMANDS}
     typo = runner.invoke(app, ["remindrs"])
     assert typo.exit_code == 2

@@ -185,7 +185,10 @@ def test_tools_list_is_the_registry_with_aliases(rpc: Raw) -> None:
 
 def test_tools_call_returns_the_output_itself(rpc: Raw) -> None:
     lists = rpc.result("tools.call", {"name": "get_lists", "arguments": {}})
-    assert [lst["name"] for lst in lists][:2] == ["Reminders", "Inbox"]
+    assert [lst["name"] for lst in lists][:2] == [
+        "Inbox",
+        "Reminders",
+    ]  # demo made Inbox the default
     assert rpc.result("reminders.get_lists") == lists
 
 
@@ -281,7 +284,7 @@ def test_an_agents_write_fails_fast_item_by_item(rpc: Raw) -> None:
         {
             "index": 1,
             "error": "No list found with name: 'Nowhere'. "
-            "Available lists: Reminders, Inbox, Work, Personal, Errands.",
+            "Available lists: Inbox, Reminders, Work, Personal, Errands.",
         }
     ]
     assert pending["summary"] == "Create 1 reminder in Errands: 'Post the letter'"

@@ -261,11 +261,12 @@ def default_parse(model: type[BaseModel], args: Mapping[str, Any] | None, name: 
 
 
 def output_schema_of(answers: Any, *, writes: bool) -> dict[str, Any]:
-    """The JSON Schema of what a tool answers: as it is serialized (every field present), a
-    write's also the pending proposal a person has to approve first."""
-    from fruitctl.tools.outputs import Pending
+    """The JSON Schema of what a tool answers: as it is serialized (every field present). A
+    write may instead answer the pending proposal a person has to approve first - or, when the
+    person decided it right away in an MCP client's form, the proposal as decided."""
+    from fruitctl.tools.outputs import Pending, Proposal
 
-    shape = answers | Pending if writes else answers
+    shape = answers | Pending | Proposal if writes else answers
     schema: dict[str, Any] = TypeAdapter(shape).json_schema(mode="serialization")
     return schema
 
