@@ -8,7 +8,9 @@ one server serves a whole session without tests seeing each other's data.
 
 from __future__ import annotations
 
+import base64
 import contextlib
+import hashlib
 import json
 import re
 import secrets
@@ -266,6 +268,8 @@ class FaultProxy(ThreadingHTTPServer):
         self.target = target.rstrip("/")
         self.faults: list[tuple[str | None, Fault]] = []
         self.seen: list[str] = []
+        self.statuses: list[int] = []
+        """What the server answered to each forwarded request, in order."""
         self.released = threading.Event()
         self._lock = threading.Lock()
 
@@ -325,6 +329,7 @@ class ProxyHandler(BaseHTTPRequestHandler):
             content=self.body,
             timeout=30,
         )
+        self.server.statuses.append(answer.status_code)
         self.reply(answer.status_code, answer.content, dict(answer.headers))
         return answer
 
@@ -398,3 +403,35 @@ def running_proxy(target: str) -> Iterator[FaultProxy]:
         proxy.shutdown()
         proxy.server_close()
         thread.join(5)
+
+
+def demand_digest(username: str, password: str) -> Fault:
+    """A server that speaks only HTTP Digest (RFC 7616, MD5, qop=auth), as Baikal does by
+    default: it challenges anything else, checks a Digest answer itself and hands the request
+    on to Radicale with Basic credentials."""
+    realm, nonce = "fruitctl-test", "5ec0e0b7d1c0ffee"
+
+    def fault(handler: ProxyHandler) -> bool:
+        given = handler.headers.get("Authorization", "")
+        if not given.startswith("Digest ") or not _digest_ok(handler, given, password):
+            challenge = f'Digest realm="{realm}", nonce="{nonce}", qop="auth", algorithm=MD5'
+            handler.reply(401, b"", {"WWW-Authenticate": challenge})
+            return True
+        token = base64.b64encode(f"{username}:{password}".encode()).decode()
+        handler.headers.replace_header("Authorization", f"Basic {token}")
+        handler.forward()
+        return True
+
+    return fault
+
+
+def _digest_ok(handler: ProxyHandler, given: str, password: str) -> bool:
+    fields = dict(re.findall(r'(\w+)="?([^",]*)"?', given[len("Digest ") :]))
+
+    def md5(text: str) -> str:
+        return hashlib.md5(text.encode()).hexdigest()  # MD5 is what this Digest uses
+
+    first = md5(f"{fields.get('username')}:{fields.get('realm')}:{password}")
+    second = md5(f"{handler.command}:{fields.get('uri')}")
+    parts = (first, fields.get("nonce"), fields.get("nc"), fields.get("cnonce"), "auth", second)
+    return fields.get("response") == md5(":".join(str(p) for p in parts))

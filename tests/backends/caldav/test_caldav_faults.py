@@ -16,6 +16,7 @@ from caldav_server import (
     answer_error,
     answer_garbage,
     answer_slowly,
+    demand_digest,
     hang_up,
     lose_the_answer,
     running_proxy,
@@ -194,3 +195,17 @@ def test_a_create_of_several_that_fails_half_way_leaves_nothing(
         proxied.create([NewReminder(list_id=list_id, title=t) for t in ("first", "second")])
     assert caldav_account.members(caldav_account.made[0]) == []
     assert proxied.fetch(EVERYTHING) == []
+
+
+def test_a_server_that_speaks_only_digest_is_answered_in_digest(
+    open_backend: OpenBackend, caldav_account: Account, proxy: FaultProxy
+) -> None:
+    # Basic goes first (this machine's wire is private); the Digest challenge is then met.
+    proxy.always(demand_digest(caldav_account.username, caldav_account.password))
+    backend = open_backend(url=f"{proxy.url}{caldav_account.username}/")
+    assert [lst.name for lst in backend.lists()] == ["Reminders"]
+    (made,) = backend.create([NewReminder(list_id=backend.lists()[0].id, title="over digest")])
+    assert backend.get(made.id).title == "over digest"
+    wrong = Account(caldav_account.server, caldav_account.username, "not the password")
+    with pytest.raises(PermissionDenied):
+        open_backend(wrong, url=f"{proxy.url}{caldav_account.username}/").lists()

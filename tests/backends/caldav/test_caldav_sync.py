@@ -6,7 +6,7 @@ from __future__ import annotations
 import logging
 
 import pytest
-from caldav_server import Account, OpenBackend, vtodo
+from caldav_server import Account, OpenBackend, running_proxy, vtodo
 from sqlalchemy import inspect, update
 
 from fruitctl.backends import caldav
@@ -78,14 +78,14 @@ def test_an_expired_sync_token_means_a_full_resync(
 
 
 def test_progress_is_reported_per_batch(backend: CaldavReminders, caldav_account: Account) -> None:
-    items = {f"t{i}.ics": vtodo(f"t{i}", f"SUMMARY:todo {i}") for i in range(230)}
+    items = {f"t{i}.ics": vtodo(f"t{i}", f"SUMMARY:todo {i}") for i in range(1_100)}
     caldav_account.write_items(caldav_account.made[0], items)
     seen: list[Progress] = []
     report = backend.sync(seen.append)
-    assert [(p.done, p.total) for p in seen] == [(100, 230), (200, 230), (230, 230)]
+    assert [(p.done, p.total) for p in seen] == [(500, 1_100), (1_000, 1_100), (1_100, 1_100)]
     assert {p.collection for p in seen} == {"Reminders"}
-    assert report.fetched == 230
-    assert len(backend.fetch(EVERYTHING)) == 230
+    assert report.fetched == 1_100
+    assert len(backend.fetch(EVERYTHING)) == 1_100
 
 
 def test_a_broken_object_is_skipped_with_a_warning(
@@ -190,3 +190,43 @@ def test_a_subtask_arriving_before_its_parent_is_linked_once_the_parent_is_there
     assert backend.get("child").parentId == "parent"
     assert caldav_account.delete(calendar + "parent.ics") in (200, 204)
     assert backend.get("child").parentId is None
+
+
+def test_a_sync_that_finds_nothing_changed_writes_nothing(
+    backend: CaldavReminders, caldav_account: Account
+) -> None:
+    caldav_account.put(caldav_account.made[0] + "x.ics", vtodo("x", "SUMMARY:there"))
+    assert backend.sync().fetched == 1
+    watcher = backend.mirror.engine.raw_connection()  # sees every other connection's commit
+    try:
+        version = watcher.execute("PRAGMA data_version").fetchone()[0]
+        report = backend.sync()
+        assert report.unchanged == report.collections == 2
+        # Nothing written, so the read caches (and series expanded into them) stay warm.
+        assert watcher.execute("PRAGMA data_version").fetchone()[0] == version
+        caldav_account.put(caldav_account.made[0] + "y.ics", vtodo("y", "SUMMARY:more"))
+        assert backend.sync().fetched == 1
+        assert watcher.execute("PRAGMA data_version").fetchone()[0] != version
+    finally:
+        watcher.close()
+
+
+def test_a_cold_mirror_is_filled_with_one_report_per_collection(
+    open_backend: OpenBackend, caldav_account: Account
+) -> None:
+    items = {f"t{i}.ics": vtodo(f"t{i}", f"SUMMARY:todo {i}") for i in range(300)}
+    caldav_account.write_items(caldav_account.made[0], items)
+    with running_proxy(caldav_account.server.url) as proxy:
+        backend = open_backend(url=f"{proxy.url}{caldav_account.username}/")
+        assert backend.sync().fetched == 300
+        # The sync REPORT carried every object's text: no calendar-multiget after it.
+        assert proxy.seen.count("REPORT") == 2  # Reminders and Calendar
+        assert proxy.seen.count("PROPFIND") <= 5, proxy.seen  # finding the calendars
+        # Credentials went with the first request (Basic, to this machine): never a 401.
+        assert 401 not in proxy.statuses
+        proxy.seen.clear()
+        caldav_account.put(caldav_account.made[0] + "t1.ics", vtodo("t1", "SUMMARY:changed"))
+        backend.sync()
+        # The change's text came with the listing of what changed.
+        assert proxy.seen.count("REPORT") == 1 and len(proxy.seen) <= 3, proxy.seen
+    assert "changed" in _titles(backend)

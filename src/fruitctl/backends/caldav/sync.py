@@ -1,10 +1,11 @@
 """Server -> mirror: keep a local.db-shaped file in step with a CalDAV account.
 
-One PROPFIND on the calendar home lists every collection with its sync-token (and ctag or
-collection ETag). A collection whose token (or ctag) did not move is skipped without another
-request. One that moved is asked what changed: an RFC 6578 sync-collection REPORT from the stored
-token, or - where the server has no sync - a depth-1 PROPFIND of every member's ETag compared with
-the stored ones. Changed members are fetched in calendar-multiget batches and written to the
+One PROPFIND on the calendar home lists every collection with its ctag (a collection without one
+is asked its sync-token or ETag). A collection whose version did not move is skipped without
+another request, and a sync that found nothing changed writes nothing (so the read caches stay).
+One that moved is asked what changed: an RFC 6578 sync-collection REPORT from the stored token,
+or - where the server has no sync - a depth-1 PROPFIND of every member's ETag compared with the
+stored ones. Changed members are fetched in calendar-multiget batches and written to the
 mirror one batch per transaction, so a sync cut short keeps what it did and the next one resumes.
 
 Each component has its *kind* (``VTODO`` -> reminders, ``VEVENT`` -> events), which says which
@@ -34,7 +35,7 @@ from fruitctl.ports import PermissionStatus
 
 log = logging.getLogger("fruitctl.caldav")
 
-BATCH = 100  # objects per calendar-multiget and per mirror transaction
+BATCH = 500  # objects per calendar-multiget and per mirror transaction
 WRITE = {"fruitctl_write": True}  # see fruitctl.store.engine.WRITE_OPTION
 
 
@@ -114,6 +115,7 @@ class Mirror:
         self.lock = threading.RLock()  # a sync and a write never interleave in one process
         self.created: set[str] = set()
         self._fresh_until = 0.0
+        self._synced_before = False
         self._claim_account()
 
     # -- freshness ------------------------------------------------------------------------------
@@ -141,10 +143,12 @@ class Mirror:
             report = Report()
             for remote, known in self._collections():
                 self._sync_collection(remote, known, report, progress)
-            with self.writer.begin() as conn:
-                for kind in self.kinds.values():
-                    kind.finish(conn)
-                state.set_meta(conn, "synced_at", repr(time.time()))
+            if report.unchanged < report.collections or not self._synced_before:
+                with self.writer.begin() as conn:
+                    for kind in self.kinds.values():
+                        kind.finish(conn)
+                    state.set_meta(conn, "synced_at", repr(time.time()))
+                self._synced_before = True
             report.seconds = time.monotonic() - started
             self._fresh_until = started + self.options.staleness_seconds
             return report
@@ -159,6 +163,7 @@ class Mirror:
             synced = state.get_meta(conn, "synced_at")
             self.created = set(json.loads(state.get_meta(conn, "created") or "[]"))
         if synced is not None:
+            self._synced_before = True
             age = time.time() - float(synced)
             self._fresh_until = time.monotonic() - age + self.options.staleness_seconds
 
@@ -246,20 +251,26 @@ class Mirror:
         total = len(wanted)
         for start in range(0, total, BATCH):
             batch = wanted[start : start + BATCH]
-            # One not in the answer was deleted meanwhile (the next listing says so) - or the
-            # answer was garbage: either way only a listing removes anything from the mirror.
-            self._store(known, self.dav.fetch(known.href, batch), report)
+            # The listing carried most texts (a sync REPORT); the rest are fetched. One not in
+            # the answer was deleted meanwhile (the next listing says so) - or the answer was
+            # garbage: either way only a listing removes anything from the mirror.
+            carried = [
+                (h, listing.changed[h], listing.texts[h]) for h in batch if h in listing.texts
+            ]
+            missing = [h for h in batch if h not in listing.texts]
+            fetched = self.dav.fetch(known.href, missing) if missing else []
+            self._store(known, [*carried, *fetched], report)
             if progress:
                 progress(Progress(known.name, min(start + BATCH, total), total))
         with self.writer.begin() as conn:
-            moved = replace(known, sync_token=listing.token or remote.sync_token, ctag=remote.ctag)
+            token = listing.token or remote.sync_token or known.sync_token
+            moved = replace(known, sync_token=token, ctag=remote.ctag)
             state.save_collection(conn, moved)
 
     def _listing(self, remote: RemoteCollection, known: Known) -> tuple[Listing, str]:
-        if remote.sync_token and self.options.use_sync_token:
+        if self.options.use_sync_token:
             try:
-                token = known.sync_token if known.sync_token else None
-                return self.dav.changes(known.href, token), "sync-token"
+                return self.dav.changes(known.href, known.sync_token or None), "sync-token"
             except SyncUnsupported:
                 log.info("no sync-collection on %s: comparing ETags", known.href)
         return self.dav.members(known.href), "etag"
@@ -362,8 +373,6 @@ def _known(conn: Connection, collection_id: str) -> Known:
 
 
 def _unchanged(remote: RemoteCollection, known: Known) -> bool:
-    if remote.sync_token:
-        return remote.sync_token == known.sync_token
     return remote.ctag is not None and remote.ctag == known.ctag
 
 
