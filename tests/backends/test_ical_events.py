@@ -10,7 +10,7 @@ from zoneinfo import ZoneInfo
 import icalendar
 import pytest
 
-from fruitctl.backends import ical_edit, ical_events
+from fruitctl.backends import ical_edit, ical_events, ical_occurrences
 from fruitctl.domain.calendar import Calendar
 from fruitctl.domain.errors import InvalidParams
 from fruitctl.ports import NewEvent
@@ -100,11 +100,11 @@ def test_duration_and_missing_dtend_follow_rfc_5545() -> None:
 
 def test_a_floating_time_is_read_in_the_zone_of_the_range() -> None:
     text = _wrap("UID:f", "DTSTART:20260318T233000", "DTEND:20260318T234500")
-    in_rome = ical_events.expand(text, CAL, datetime(2026, 3, 18, tzinfo=ROME), WEEK[1])
+    in_rome = ical_occurrences.expand(text, CAL, datetime(2026, 3, 18, tzinfo=ROME), WEEK[1])
     assert len(in_rome) == 1
     tokyo = ZoneInfo("Asia/Tokyo")
     next_day = datetime(2026, 3, 19, tzinfo=tokyo)
-    assert ical_events.expand(text, CAL, next_day, next_day + timedelta(days=1)) == []
+    assert ical_occurrences.expand(text, CAL, next_day, next_day + timedelta(days=1)) == []
 
 
 def test_a_lone_override_is_read_as_its_own_occurrence() -> None:
@@ -116,7 +116,7 @@ def test_a_lone_override_is_read_as_its_own_occurrence() -> None:
         "DTEND;TZID=Europe/Rome:20260318T100000",
         "SUMMARY:Only this one",
     )
-    (found,) = ical_events.expand(text, CAL, *WEEK)
+    (found,) = ical_occurrences.expand(text, CAL, *WEEK)
     assert (found.id, found.seriesId, found.startAt) == (
         "o@20260317T080000Z",
         "o",
@@ -133,7 +133,7 @@ def test_unreadable_text_is_a_broken_object() -> None:
 
 def test_bounds_widen_dates_by_the_zones_a_day_can_be_in() -> None:
     day = _wrap("UID:b", "DTSTART;VALUE=DATE:20260318", "DTEND;VALUE=DATE:20260319")
-    first, last = ical_events.bounds(day)
+    first, last = ical_occurrences.bounds(day)
     midnight = datetime(2026, 3, 18, tzinfo=UTC).timestamp()
     assert first == midnight - 14 * 3600
     assert last == datetime(2026, 3, 19, tzinfo=UTC).timestamp() + 14 * 3600

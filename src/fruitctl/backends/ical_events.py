@@ -3,7 +3,8 @@
 One *calendar object* is the text of a VCALENDAR holding one event: a single VEVENT, or a series -
 a master VEVENT with RRULE/RDATE/EXDATE plus overriding VEVENTs (same UID, a RECURRENCE-ID naming
 the occurrence they replace) - and the VTIMEZONEs its times use. That text is the source of
-truth; this module reads it (``expand``, ``series_event``, ``occurrence_event``, ``bounds``) and
+truth; this module reads it (``series_event``, ``occurrence_event``),
+``fruitctl.backends.ical_occurrences`` says when it happens (``expand``, ``bounds``) and
 ``fruitctl.backends.ical_edit`` writes it. Nothing here knows where the text is stored.
 
 Times keep their own zone: DTSTART;TZID=Europe/Rome:...T090000 reads 09:00+01:00 in winter and
@@ -16,11 +17,10 @@ anything a caller got wrong is a ``fruitctl.domain.errors`` error.
 
 from __future__ import annotations
 
-import itertools
 import logging
 import re
 from collections.abc import Iterable
-from datetime import UTC, date, datetime, time, timedelta, tzinfo
+from datetime import date, datetime, timedelta
 from functools import lru_cache
 from typing import Any
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
@@ -40,10 +40,6 @@ from fruitctl.domain.errors import NotFound
 log = logging.getLogger(__name__)
 
 Moment = date | datetime
-# A finite series longer than this is indexed as endless: pruning stays correct, only looser.
-FINITE_LIMIT = 5_000
-# Dates and floating times are instants only in some zone; zones span UTC-12..UTC+14.
-_FLOATING_SLACK = timedelta(hours=14)
 
 
 class BrokenObject(ValueError):
@@ -73,7 +69,7 @@ def parse(text: str) -> icalendar.Calendar:
 
 
 @lru_cache(maxsize=2048)
-def _cached(text: str) -> icalendar.Calendar:
+def parsed(text: str) -> icalendar.Calendar:
     # Reads parse the same stored texts again and again (every upcoming query): keep them.
     # Only read paths use this; writers take a fresh `parse`, since a Calendar is mutable.
     return parse(_VTIMEZONE.sub(_unless_custom, text))
@@ -117,7 +113,7 @@ def key_of(component: icalendar.Component) -> str:
 
 
 def uid_of(text: str) -> str:
-    return str(_cached(text).walk("VEVENT")[0]["UID"])
+    return str(parsed(text).walk("VEVENT")[0]["UID"])
 
 
 def master(cal: icalendar.Calendar) -> icalendar.Component:
@@ -145,27 +141,9 @@ def rule_text(component: icalendar.Component) -> str | None:
 # -- reading ---------------------------------------------------------------------------------
 
 
-def expand(text: str, calendar: Calendar, start: datetime, end: datetime) -> list[Event]:
-    """The event's occurrences overlapping ``[start, end)`` (aware), in no particular order."""
-    cal = _cached(text)
-    zone = start.tzinfo or UTC
-    query = recurring_ical_events.of(cal, skip_bad_series=True)
-    # The library's window is widened a day each way: dates and floating times are judged
-    # here, in the zone of the range, by one overlap rule for every kind of event.
-    found = query.between(start - timedelta(days=1), end + timedelta(days=1))
-    events = []
-    for component in found:
-        times = (_moment(start_of(component), zone), _moment(end_of(component), zone))
-        if _overlaps(*times, start, end):
-            # Floating times take the range's zone here, so they read as they were judged.
-            kept = times if _floating(component) else None
-            events.append(_occurrence(cal, component, calendar, kept))
-    return events
-
-
 def series_event(text: str, calendar: Calendar) -> Event:
     """The event as a whole: a single event, or a series as its master (first start, RRULE)."""
-    cal = _cached(text)
+    cal = parsed(text)
     main = master(cal)
     return to_event(main, calendar, rule=rule_text(main))
 
@@ -173,7 +151,7 @@ def series_event(text: str, calendar: Calendar) -> Event:
 def occurrence_event(text: str, calendar: Calendar, key: str) -> Event:
     """One occurrence of a series by its key, as it is now (moved, retitled ...); ``NotFound``
     if the series has no such occurrence (never had, or it was deleted)."""
-    cal = _cached(text)
+    cal = parsed(text)
     for override in overrides(cal):
         if key_of(override) == key:
             return _occurrence(cal, override, calendar)
@@ -222,29 +200,6 @@ def original_start(main: icalendar.Component, key: str) -> date | datetime:
     return named.astimezone(start.tzinfo)
 
 
-def bounds(text: str) -> tuple[float, float | None]:
-    """(earliest start, latest end) in epoch seconds, widened for dates and floating times,
-    the end ``None`` for a series without end: what a store indexes to prune a range query."""
-    cal = _cached(text)
-    components = cal.walk("VEVENT")
-    starts = [_instant(start_of(c), early=True) for c in components]
-    starts += [_instant(value, early=True) for value in values_of(master(cal).get("RDATE"))]
-    first = min(starts)
-    if not is_series(cal):
-        return first, _instant(end_of(components[0]), early=False)
-    main = master(cal)
-    rules = main.get("RRULE")
-    rules = rules if isinstance(rules, list) else [rules] if rules is not None else []
-    if any("COUNT" not in r and "UNTIL" not in r for r in rules):
-        return first, None
-    occurrences = itertools.islice(recurring_ical_events.of(cal).all(), FINITE_LIMIT + 1)
-    ends = [_instant(end_of(c), early=False) for c in occurrences]
-    if len(ends) > FINITE_LIMIT:
-        return first, None
-    ends += [_instant(end_of(c), early=False) for c in components]
-    return first, max(ends)
-
-
 # -- components to events --------------------------------------------------------------------
 
 
@@ -257,38 +212,53 @@ def to_event(
     times: tuple[date | datetime, date | datetime] | None = None,
 ) -> Event:
     """The domain event of a VEVENT; ``key`` makes it the occurrence ``<uid>@<key>``."""
-    uid = str(component["UID"])
     start, end = times or (start_of(component), end_of(component))
+    return assemble(shared_fields(component), calendar, start, end, rule=rule, key=key)
+
+
+def shared_fields(component: icalendar.Component) -> dict[str, Any]:
+    """What every occurrence made from ``component`` has in common (a fresh dict)."""
+    return {
+        "uid": str(component["UID"]),
+        "title": str(component.get("SUMMARY", "")),
+        "location": _text(component, "LOCATION"),
+        "notes": _text(component, "DESCRIPTION"),
+        "url": _text(component, "URL"),
+        "timezone": zone_name(start_of(component)),
+        "creationDate": _stamp(component, "CREATED"),
+        "modificationDate": _stamp(component, "LAST-MODIFIED"),
+    }
+
+
+def assemble(
+    shared: dict[str, Any],
+    calendar: Calendar,
+    start: Moment,
+    end: Moment,
+    *,
+    rule: str | None,
+    key: str | None,
+) -> Event:
+    """The event (or occurrence, with ``key``) of ``shared_fields`` at ``start``-``end``."""
+    fields = dict(shared)
+    uid = fields.pop("uid")
     return Event(
         id=uid if key is None else occurrence_id(uid, key),
         calendarId=calendar.id,
         calendarName=calendar.name,
-        title=str(component.get("SUMMARY", "")),
         startAt=start,
         endAt=end,
         allDay=not isinstance(start, datetime),
-        location=_text(component, "LOCATION"),
-        notes=_text(component, "DESCRIPTION"),
-        url=_text(component, "URL"),
         recurrence=rule,
-        timezone=zone_name(start_of(component)),
         seriesId=None if key is None else uid,
         occurrence=key,
-        creationDate=_stamp(component, "CREATED"),
-        modificationDate=_stamp(component, "LAST-MODIFIED"),
+        **fields,
     )
 
 
-def _occurrence(
-    cal: icalendar.Calendar,
-    component: Any,
-    calendar: Calendar,
-    times: tuple[Moment, Moment] | None = None,
-) -> Event:
-    if not is_series(cal):
-        return to_event(component, calendar, times=times)
+def _occurrence(cal: icalendar.Calendar, component: Any, calendar: Calendar) -> Event:
     key = key_of(component)
-    return to_event(component, calendar, rule=rule_text(master(cal)), key=key, times=times)
+    return to_event(component, calendar, rule=rule_text(master(cal)), key=key)
 
 
 def end_of(component: icalendar.Component) -> date | datetime:
@@ -317,29 +287,6 @@ def zone_name(value: date | datetime) -> str | None:
     if isinstance(key, str):
         return key
     return "UTC" if value.utcoffset() == timedelta(0) else None
-
-
-def _floating(component: icalendar.Component) -> bool:
-    value = start_of(component)
-    return isinstance(value, datetime) and value.tzinfo is None
-
-
-def _overlaps(first: datetime, last: datetime, start: datetime, end: datetime) -> bool:
-    # A zero-length event (a deadline at 10:00) belongs to the range it starts in.
-    return first < end and (last > start or (last == first and first >= start))
-
-
-def _moment(value: date | datetime, zone: tzinfo) -> datetime:
-    if isinstance(value, datetime):
-        return value if value.tzinfo is not None else value.replace(tzinfo=zone)
-    return datetime.combine(value, time(), zone)
-
-
-def _instant(value: date | datetime, *, early: bool) -> float:
-    if isinstance(value, datetime) and value.tzinfo is not None:
-        return value.timestamp()
-    moment = _moment(value, UTC)
-    return (moment - _FLOATING_SLACK if early else moment + _FLOATING_SLACK).timestamp()
 
 
 def values_of(prop: Any) -> Iterable[date | datetime]:

@@ -21,6 +21,7 @@ from sqlalchemy.dialects.sqlite import insert
 
 from fruitctl.backends import ical_edit
 from fruitctl.backends import ical_events as ical
+from fruitctl.backends import ical_occurrences as occurrences
 from fruitctl.backends.caldav.client import RemoteCollection
 from fruitctl.backends.caldav.state import Known, Stored
 from fruitctl.backends.caldav.sync import Mirror, Progress, Report, named
@@ -80,7 +81,7 @@ class EventKind:
 
     def read(self, text: str, collection_id: str) -> tuple[str, str | None, Any]:
         uid = ical.uid_of(text)  # BrokenObject (a ValueError) for text that holds no event
-        first, last = ical.bounds(text)
+        first, last = occurrences.bounds(text)
         row = {"uid": uid, "calendar_id": collection_id, "ics": text}
         return uid, None, {**row, "first_start": first, "last_end": last}
 

@@ -8,6 +8,7 @@ from dataclasses import dataclass
 from sqlalchemy import Connection, Engine, select, update
 
 from fruitctl.backends import ical_events as ical
+from fruitctl.backends import ical_occurrences as occurrences
 from fruitctl.backends.local.tables import calendars, events
 from fruitctl.domain.calendar import Calendar
 from fruitctl.domain.dates import format_datetime, now
@@ -77,7 +78,7 @@ class CalendarTables:
         UID (wherever it was); returns the UID. ``BrokenObject`` if the text holds no readable
         event, ``NotFound`` if the calendar does not exist - nothing is stored then."""
         uid = ical.uid_of(ics)
-        first, last = ical.bounds(ics)
+        first, last = occurrences.bounds(ics)
         with self._writer.begin() as conn:
             self._calendar(conn, calendar_id)
             stamp = format_datetime(now())
@@ -145,7 +146,7 @@ class CalendarTables:
 
     def _store(self, conn: Connection, uid: str, calendar_id: str, ics: str) -> None:
         """Replace an existing object's text (and calendar), re-indexed."""
-        first, last = ical.bounds(ics)
+        first, last = occurrences.bounds(ics)
         conn.execute(
             update(events)
             .where(events.c.uid == uid)

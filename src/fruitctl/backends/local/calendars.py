@@ -45,6 +45,7 @@ from sqlalchemy import Connection, or_, select
 
 from fruitctl.backends import ical_edit
 from fruitctl.backends import ical_events as ical
+from fruitctl.backends import ical_occurrences as occurrences
 from fruitctl.backends.local.applied import record, replayed
 from fruitctl.backends.local.calendar_tables import CalendarTables, StoredObject
 from fruitctl.backends.local.tables import events
@@ -101,7 +102,7 @@ class LocalCalendars(CalendarTables):
         found: list[Event] = []
         for uid, calendar_id, ics in rows:
             try:
-                found += ical.expand(ics, by_id[calendar_id], query.start, query.end)
+                found += occurrences.expand(ics, by_id[calendar_id], query.start, query.end)
             except (ical.BrokenObject, ValueError) as exc:  # one bad object must not hide all
                 log.warning("skipping unreadable event %s: %s", uid, exc)
         found.sort(key=event_sort_key)
@@ -123,7 +124,7 @@ class LocalCalendars(CalendarTables):
                 return self._event(conn, done["id"])
             calendar = self._writable(conn, new.calendar_id)
             text = ical_edit.new_object(uid, new, stamp)
-            first, last = ical.bounds(text)
+            first, last = occurrences.bounds(text)
             record(conn, token, {"id": uid})
             conn.execute(
                 events.insert().values(
