@@ -266,7 +266,8 @@ def test_an_inline_read_runs_on_the_callers_thread_and_others_on_the_pool(
 def test_bounded_reads_of_the_embedded_store_may_run_on_a_loop(app: bootstrap.App) -> None:
     registry = app.gateway.registry
     on_loop = {t.name for t in registry if app.gateway.runs_on_loop(t, {})}
-    assert on_loop == {"get_lists", "get_reminder", "open_reminders", "query_reminders"}
+    expected = {"get_lists", "get_reminder", "open_reminders", "query_reminders"}
+    assert on_loop == expected | {"calendar_upcoming"}
     # query_reminders only for a call walking an index: not with an expression, or a sort.
     query = registry.get("query_reminders")
     assert query is not None
@@ -276,6 +277,7 @@ def test_bounded_reads_of_the_embedded_store_may_run_on_a_loop(app: bootstrap.Ap
     # The socket serves those without a worker thread; everything else keeps its deadline.
     methods = build_methods(app.gateway, lambda: {}, "token")
     assert not methods["reminders.open"].blocks({})
+    assert not methods["calendar.upcoming"].blocks({"days": 30})
     assert not methods["reminders.query"].blocks({"list": {"all": True}})
     assert methods["reminders.query"].blocks({"query": "[?priority == `1`]"})
     assert methods["reminders.create"].blocks({"reminders": [{"title": "x"}]})
@@ -287,11 +289,13 @@ def test_no_read_runs_on_a_loop_when_the_store_is_not_embedded(home: Path) -> No
     embedded = bootstrap.reminders_backend_factory(config)
     # The same store behind another factory, as a plugin backend would be: nothing is known
     # of its reads, so none of them may hold a loop.
-    plugin = bootstrap.App(config, lambda c: embedded(c))
+    calendars = bootstrap.calendar_backend_factory(config)
+    plugin = bootstrap.App(config, lambda c: embedded(c), calendar_factory=lambda c: calendars(c))
     try:
         assert not any(plugin.gateway.runs_on_loop(t, {}) for t in plugin.gateway.registry)
         methods = build_methods(plugin.gateway, lambda: {}, "token")
         assert methods["reminders.open"].blocks({})
+        assert methods["calendar.upcoming"].blocks({})
         assert methods["reminders.query"].blocks({})
     finally:
         plugin.close()

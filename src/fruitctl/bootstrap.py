@@ -63,6 +63,9 @@ class App:
             self._closers.append(close)
         return backend
 
+    def _calendar_factory(self) -> Callable[[Config], Any]:
+        return self.calendar_factory or calendar_backend_factory(self.config)
+
     @cached_property
     def reminders(self) -> RemindersService:
         settings = self.config.settings.reminders
@@ -70,7 +73,7 @@ class App:
 
     @cached_property
     def calendar_backend(self) -> CalendarBackend:
-        factory = self.calendar_factory or calendar_backend_factory(self.config)
+        factory = self._calendar_factory()
         backend: CalendarBackend = factory(self.config)
         close = getattr(backend, "close", None)
         if callable(close):
@@ -180,7 +183,14 @@ class App:
         context = ToolContext(self._factories(rules), rules.of)
         policy = Policy(rules, self.modes, recorder)
         log = telemetry.configure_logging(self.config.paths.log_dir)
-        embedded = frozenset({"reminders"} if self.backend_factory is _local else set())
+        embedded = frozenset(
+            name
+            for name, factory, local in (
+                ("reminders", self.backend_factory, _local),
+                ("calendar", self._calendar_factory(), _local_calendars),
+            )
+            if factory is local
+        )
         gateway = Gateway(
             registry, policy, context, log, recorder, _run_in_child, embedded_stores=embedded
         )

@@ -1,4 +1,4 @@
-"""Calendar tools: calendars, events in a range, one event, seed 000's upcoming window, and the
+"""Calendar tools: calendars, events in a range, one event, the upcoming window, and the
 three writes (which the default governance turns into proposals)."""
 
 from __future__ import annotations
@@ -57,6 +57,8 @@ def get_event(args: inputs.GetEvent, ctx: ToolContext) -> Any:
     title="Upcoming events",
     parse=parse,
     alias="calendar.upcoming",
+    # at most 30 days and 500 events, each series already expanded (ical_occurrences)
+    bounded_read_of="calendar",
 )
 def calendar_upcoming(args: inputs.Upcoming, ctx: ToolContext) -> Any:
     """The next days of events across all calendars, sorted by start.
