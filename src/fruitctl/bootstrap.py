@@ -8,6 +8,7 @@ import getpass
 import importlib
 import os
 import sys
+import weakref
 from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 from functools import cached_property
@@ -358,12 +359,30 @@ def _caldav_settings(config: Config) -> Any:
     )
 
 
+_MIRRORS: weakref.WeakValueDictionary[tuple[Path, Any], Any] = weakref.WeakValueDictionary()
+"""The CalDAV mirror of each account in use, shared by its reminders and calendar backends."""
+
+
+def _caldav_mirror(config: Config) -> tuple[Any, Any]:
+    """The account's settings and its mirror: the one a backend of this process is using, or a
+    new one (which syncs before its first read)."""
+    from fruitctl.backends import caldav
+
+    settings = _caldav_settings(config)  # a bad [caldav] section fails before a file is made
+    key = (config.paths.caldav_db, settings)
+    mirror = _MIRRORS.get(key)
+    if mirror is None or not mirror.in_use:
+        mirror = caldav.open_mirror(settings, open_database(config.paths.caldav_db, "local"))
+        _MIRRORS[key] = mirror
+    return settings, mirror
+
+
 def _caldav(config: Config) -> RemindersBackend:
     """Reminders on a CalDAV server, read from a mirror file next to local.db."""
     from fruitctl.backends import caldav
 
-    settings = _caldav_settings(config)  # a bad [caldav] section fails before a file is made
-    return caldav.reminders(settings, open_database(config.paths.caldav_db, "local"))
+    settings, mirror = _caldav_mirror(config)
+    return caldav.reminders(settings, mirror.engine, mirror)
 
 
 PERSONAL_STORES = frozenset({"eventkit"})
@@ -435,11 +454,11 @@ def _local_calendars(config: Config) -> CalendarBackend:
 
 
 def _caldav_calendars(config: Config) -> CalendarBackend:
-    """Events on a CalDAV server, from the same mirror file as its reminders."""
+    """Events on a CalDAV server, from the same mirror as its reminders."""
     from fruitctl.backends import caldav
 
-    settings = _caldav_settings(config)
-    return caldav.calendars(settings, open_database(config.paths.caldav_db, "local"))
+    settings, mirror = _caldav_mirror(config)
+    return caldav.calendars(settings, mirror.engine, mirror)
 
 
 CALENDAR_BACKENDS: dict[str, Callable[[Config], Any]] = {

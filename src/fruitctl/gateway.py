@@ -30,6 +30,7 @@ from fruitctl.domain.errors import (
     InternalError,
     MethodNotFound,
     NotFound,
+    PermissionDenied,
     Timeout,
     Unsupported,
     from_code,
@@ -374,6 +375,12 @@ class Gateway:
         )
 
     def _failed(self, call: _Call, error: FruitctlError) -> ToolResult:
+        tool = self.registry.get(call.name)
+        refused_access = isinstance(error, PermissionDenied) and "status" in error.details
+        if refused_access and tool is not None and tool.service:
+            # One account may serve several tools (a CalDAV mirror holds reminders and
+            # events): which of the person's data was refused is the tool's to say.
+            error.details.setdefault("service", tool.service)
         latency = self._elapsed(call)
         self._log.warning(
             "tool_call_failed", **self._fields(call), error_code=error.code, latency_ms=latency

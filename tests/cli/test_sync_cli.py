@@ -8,7 +8,7 @@ import sys
 from pathlib import Path
 
 import pytest
-from caldav_server import Account, Radicale, vtodo
+from caldav_server import Account, Radicale, running_proxy, vtodo
 from typer.testing import CliRunner
 
 from fruitctl import bootstrap, config
@@ -185,3 +185,22 @@ def test_demo_on_an_account_without_an_event_calendar(
     assert result["seeded"] is True and result["events"] > 0  # its calendars were made
     names = {c["name"] for c in json.loads(runner.invoke(app, ["calendars", "--json"]).stdout)}
     assert {"Work", "Personal"} <= names
+
+
+def test_reminders_and_calendar_share_one_mirror_and_one_check(
+    on_caldav: Account, home: Path
+) -> None:
+    with running_proxy(on_caldav.server.url) as proxy:
+        config_file = home / "config.toml"
+        config_file.write_text(config_file.read_text().replace(on_caldav.server.url, proxy.url))
+        built = bootstrap.build()
+        try:
+            assert built.gateway.invoke("get_lists", {}, Actor("agent", "test")).success
+            assert "PROPFIND" in proxy.seen  # the first read synced the account
+            proxy.seen.clear()
+            # The calendar backend reads the same mirror, synced a moment ago: no request.
+            assert built.gateway.invoke("list_calendars", {}, Actor("agent", "test")).success
+            assert proxy.seen == []
+            assert built.backend.mirror is built.calendar_backend.mirror  # type: ignore[attr-defined]
+        finally:
+            built.close()

@@ -152,6 +152,9 @@ class Tool:
     """The checks of where its arguments reach, run by the policy on every call."""
     alias: str | None = None
     """The socket method naming this tool, when it is not the one derived from its name."""
+    service: str | None = None
+    """The person's data it reaches (``reminders``, ``calendar``): a backend's refusal of
+    access during the call is answered with it as ``service``, whichever backend serves it."""
 
     @property
     def writes(self) -> bool:
@@ -186,6 +189,7 @@ def tool(
     targets: tuple[TargetRule, ...] = (),
     alias: str | None = None,
     returns: Any = None,
+    service: str | None = None,
 ) -> Callable[[ToolFunction], Tool]:
     """Declare a tool from a typed function ``fn(args: SomeToolInput, ctx) -> data``.
 
@@ -240,6 +244,7 @@ def tool(
             change=change,
             targets=targets,
             alias=alias,
+            service=service,
         )
 
     return declare

@@ -42,19 +42,21 @@ class Settings:
     use_sync_token: bool = True
 
 
-def open_mirror(settings: Settings, engine: Engine, service: str = "") -> Mirror:
+def open_mirror(settings: Settings, engine: Engine) -> Mirror:
     """The sync engine of one account over the mirror database ``engine``. It always mirrors
-    both kinds: the reminders and the calendar backend may share one file, and a sync by either
-    moves the collections' sync-tokens for both."""
+    both kinds, so the reminders and the calendar backend of a process share one: one check
+    of the server keeps both fresh."""
     account = Account(settings.url, settings.username, settings.password, settings.timeout_seconds)
     options = Options(settings.staleness_seconds, settings.use_sync_token)
     kinds: list[Kind] = [TodoKind(settings.lists), EventKind(settings.calendars)]
-    return Mirror(Dav(account, service), engine, kinds, options)
+    return Mirror(Dav(account), engine, kinds, options)
 
 
-def reminders(settings: Settings, engine: Engine) -> CaldavReminders:
-    return CaldavReminders(open_mirror(settings, engine, "reminders"))
+def reminders(settings: Settings, engine: Engine, mirror: Mirror | None = None) -> CaldavReminders:
+    """The reminders backend; ``mirror``: the account's mirror the calendar backend uses."""
+    return CaldavReminders(mirror or open_mirror(settings, engine))
 
 
-def calendars(settings: Settings, engine: Engine) -> CaldavCalendars:
-    return CaldavCalendars(open_mirror(settings, engine, "calendar"))
+def calendars(settings: Settings, engine: Engine, mirror: Mirror | None = None) -> CaldavCalendars:
+    """The calendar backend; ``mirror``: the account's mirror the reminders backend uses."""
+    return CaldavCalendars(mirror or open_mirror(settings, engine))

@@ -127,10 +127,8 @@ def _etag(value: Any) -> str | None:
 class Dav:
     """One account's connection. Thread-safe: requests are serialized (one HTTP session)."""
 
-    def __init__(self, account: Account, service: str = "") -> None:
+    def __init__(self, account: Account) -> None:
         self.account = account
-        self.service = service
-        """Which service this connection serves (reminders, calendar): refusals name it."""
         self._lock = threading.RLock()
         self._client: Any = None
         self._home: str | None = None
@@ -290,7 +288,7 @@ class Dav:
 
     @contextlib.contextmanager
     def _session(self) -> Iterator[Any]:
-        with self._lock, translated(self.account, self.service):
+        with self._lock, translated(self.account):
             if self._client is None:
                 self._client = _Client(
                     url=self.account.url,
@@ -324,15 +322,11 @@ def _private_wire(url: str) -> bool:
 
 
 @contextlib.contextmanager
-def translated(account: Account, service: str = "") -> Iterator[None]:
+def translated(account: Account) -> Iterator[None]:
     """Every failure of the server or the network as the domain error a caller can act on."""
     where = urlsplit(account.url).netloc
     try:
         yield
-    except PermissionDenied as exc:
-        if service:
-            exc.details.setdefault("service", service)
-        raise
     except FruitctlError:
         raise
     except http.exceptions.Timeout:
@@ -346,7 +340,7 @@ def translated(account: Account, service: str = "") -> Iterator[None]:
             server=where,
         ) from None
     except dav_error.AuthorizationError:
-        raise refused(account, service) from None
+        raise refused(account) from None
     except dav_error.NotFoundError as exc:
         raise NotFound(f"Not found on the CalDAV server at {where}: {exc}") from None
     except (dav_error.DAVError, *_MALFORMED) as exc:
@@ -358,13 +352,11 @@ def translated(account: Account, service: str = "") -> Iterator[None]:
         ) from None
 
 
-def refused(account: Account, service: str) -> PermissionDenied:
+def refused(account: Account) -> PermissionDenied:
     """Refused credentials, with what to do about them (the server's 401)."""
     where = urlsplit(account.url).netloc
-    details: dict[str, Any] = {"service": service} if service else {}
     return PermissionDenied(
         f"The CalDAV server at {where} refused the credentials of '{account.username}'.",
-        **details,
         status="denied",
         server=where,
         instructions=[

@@ -125,13 +125,14 @@ class CaldavCalendars:
 
     def __init__(self, mirror: Mirror) -> None:
         self.mirror = mirror
+        mirror.attach()
         self._local = LocalCalendars(mirror.engine)
         self._writes = Writer(mirror)
         self._cache = ReadCache(mirror.engine)
         self._problem: FruitctlError | None = None
 
     def close(self) -> None:
-        self.mirror.dav.close()
+        self.mirror.detach()
         self._cache.close()
         self._local.close()
 

@@ -86,12 +86,13 @@ class CaldavReminders:
 
     def __init__(self, mirror: Mirror) -> None:
         self.mirror = mirror
+        mirror.attach()
         self._local = LocalReminders(mirror.engine)
         self._writes = Writer(mirror)
         self._problem: FruitctlError | None = None
 
     def close(self) -> None:
-        self.mirror.dav.close()
+        self.mirror.detach()
         self._local.close()
 
     def sync(self, progress: Callable[[Progress], None] | None = None) -> Report:

@@ -116,7 +116,24 @@ class Mirror:
         self.created: set[str] = set()
         self._fresh_until = 0.0
         self._synced_before = False
+        self._users = 0
         self._claim_account()
+
+    def attach(self) -> None:
+        """A backend starts using this mirror."""
+        with self.lock:
+            self._users += 1
+
+    @property
+    def in_use(self) -> bool:
+        return self._users > 0
+
+    def detach(self) -> None:
+        """A backend is done with it; the last one closes the connection."""
+        with self.lock:
+            self._users -= 1
+            if self._users <= 0:
+                self.dav.close()
 
     # -- freshness ------------------------------------------------------------------------------
 
