@@ -256,10 +256,10 @@ class Mirror:
             report.unchanged += 1
             report.modes[known.name] = "unchanged"
             return
-        listing, mode = self._listing(remote, known)
-        report.modes[known.name] = mode
         with self.engine.connect() as conn:
             stored = state.etags(conn, known.id)
+        listing, mode = self._listing(remote, known, empty=not stored)
+        report.modes[known.name] = mode
         deleted = set(listing.deleted)
         if listing.complete:
             deleted |= set(stored) - set(listing.changed)
@@ -284,7 +284,16 @@ class Mirror:
             moved = replace(known, sync_token=token, ctag=remote.ctag)
             state.save_collection(conn, moved)
 
-    def _listing(self, remote: RemoteCollection, known: Known) -> tuple[Listing, str]:
+    def _listing(
+        self, remote: RemoteCollection, known: Known, *, empty: bool
+    ) -> tuple[Listing, str]:
+        if empty and not known.sync_token:
+            # Nothing mirrored yet: everything, the cheapest way. The first change after it
+            # is found by a sync REPORT from no token, which brings a token for the next.
+            try:
+                return self.dav.everything(known.href), "query"
+            except SyncUnsupported:
+                log.info("no calendar-query on %s", known.href)
         if self.options.use_sync_token:
             try:
                 return self.dav.changes(known.href, known.sync_token or None), "sync-token"
