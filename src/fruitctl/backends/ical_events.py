@@ -68,15 +68,20 @@ def parse(text: str) -> icalendar.Calendar:
     return cal
 
 
-@lru_cache(maxsize=2048)
+@lru_cache(maxsize=4096)
 def parsed(text: str) -> icalendar.Calendar:
     # Reads parse the same stored texts again and again (every upcoming query): keep them.
     # Only read paths use this; writers take a fresh `parse`, since a Calendar is mutable.
-    return parse(_VTIMEZONE.sub(_unless_custom, text))
+    return parse(without_known_zones(text))
 
 
-# icalendar reads a TZID that names an IANA zone from zoneinfo, VTIMEZONE or not; parsing
-# those VTIMEZONEs (decades of RDATEs) is most of the cost of a read, so reads skip them.
+def without_known_zones(text: str) -> str:
+    """``text`` less the VTIMEZONEs of zones zoneinfo knows by their TZID. icalendar reads
+    such a TZID from zoneinfo, VTIMEZONE or not, and parsing those blocks (decades of RDATEs)
+    is most of the cost of reading an object: reads skip them, writers keep them."""
+    return _VTIMEZONE.sub(_unless_custom, text)
+
+
 _VTIMEZONE = re.compile(r"BEGIN:VTIMEZONE\r?\n.*?END:VTIMEZONE\r?\n", re.S)
 _TZID = re.compile(r"^TZID:(.*?)\r?$", re.M)
 

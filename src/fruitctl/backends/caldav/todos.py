@@ -29,6 +29,7 @@ from typing import Any, cast
 
 import icalendar
 
+from fruitctl.backends import ical_events
 from fruitctl.backends.local.mirror import MirroredReminder
 from fruitctl.domain.dates import DateOrDateTime, now, wire_zone
 from fruitctl.ports import NewReminder, ReminderChanges
@@ -67,7 +68,7 @@ def master(cal: icalendar.Calendar) -> icalendar.Todo:
 def read(text: str, list_id: str) -> MirroredReminder:
     """The reminder a calendar object holds, or ``BrokenTodo``."""
     try:
-        return _read(master(parse(text)), list_id)
+        return _read(master(parse(ical_events.without_known_zones(text))), list_id)
     except BrokenTodo:
         raise
     except (ValueError, KeyError, IndexError, TypeError, AttributeError) as exc:
