@@ -85,6 +85,7 @@ class Timeline:
         self._earlies: list[float] = []
         self._longest = 0.0  # the longest (late end - early start) of any occurrence
         self._covered = (math.inf, -math.inf)  # _items: every occurrence overlapping this
+        self._events: dict[tuple[Any, ...], Event] = {}
         if not self.series:
             event = master(cal)
             self._keep([_occurrence(start_of(event), end_of(event), None, shared_fields(event))])
@@ -116,6 +117,22 @@ class Timeline:
             self._keep(list(found))
             self._covered = (-math.inf, math.inf)
         return found
+
+    def event(
+        self,
+        found: Occurrence,
+        calendar: Calendar,
+        times: tuple[Moment, Moment],
+        zone: tzinfo | None,
+    ) -> Event:
+        """The domain event of an occurrence, built once per calendar (and per zone for a
+        floating time): the next windows hold mostly the same occurrences."""
+        key = (found.key, found.early, calendar, zone)
+        made = self._events.get(key)
+        if made is None:
+            made = assemble(found.shared, calendar, *times, rule=self.rule, key=found.key)
+            self._events[key] = made
+        return made
 
     def _cover(self, low: float, high: float) -> None:
         """Hold every occurrence overlapping ``[low, high)``: expand what is not held yet, with
@@ -166,7 +183,7 @@ def expand(text: str, calendar: Calendar, start: datetime, end: datetime) -> lis
             continue
         floating = isinstance(found.start, datetime) and found.start.tzinfo is None
         times = (first, last) if floating else (found.start, found.end)
-        events.append(assemble(found.shared, calendar, *times, rule=line.rule, key=found.key))
+        events.append(line.event(found, calendar, times, zone if floating else None))
     return events
 
 
