@@ -484,7 +484,7 @@ def _plugin(
     try:
         factory = getattr(importlib.import_module(module_name), attribute)
     except (ImportError, AttributeError) as exc:
-        raise ConfigError(f"{key}: cannot load '{name}': {exc}") from None
+        raise ConfigError(f"{key}: cannot load '{name}': {exc}") from exc
     if not callable(factory):
         raise ConfigError(f"{key}: '{name}' is not callable")
     return factory  # type: ignore[no-any-return]

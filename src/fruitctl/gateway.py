@@ -146,7 +146,7 @@ class Gateway:
                 tool, args, actor, self.context, origin=filed.origin, filed_as=filed.trace_id
             )
         except FruitctlError as exc:
-            raise self._raise(self._failed(call, exc)) from None
+            raise self._raise(self._failed(call, exc)) from exc
         if decision.verdict != "allow":
             approvals.hold(proposal_id, actor, decision)
             raise self._raise(self._blocked(call, decision))
@@ -154,7 +154,7 @@ class Gateway:
         try:
             view = approvals.approve(proposal_id, actor, decision)
         except FruitctlError as exc:
-            raise self._raise(self._failed(call, exc)) from None
+            raise self._raise(self._failed(call, exc)) from exc
         latency = self._elapsed(call)
         self._log.info("tool_call_completed", **self._fields(call), latency_ms=latency)
         self._record(call, "approved", None, latency)
@@ -240,9 +240,9 @@ class Gateway:
         future = self._pool.submit(contextvars.copy_context().run, self._run, tool, args, timeout)
         try:
             return future.result(timeout=timeout)
-        except FutureTimeout:
+        except FutureTimeout as exc:
             future.cancel()
-            raise Timeout(f"{tool.name} did not finish within {timeout:g} s.") from None
+            raise Timeout(f"{tool.name} did not finish within {timeout:g} s.") from exc
 
     @staticmethod
     def runs_inline(tool: Tool) -> bool:

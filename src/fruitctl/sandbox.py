@@ -218,16 +218,16 @@ def _spawn(
             start_new_session=True,  # its own session and process group: killable as a whole
             preexec_fn=_limiter(plan),  # only setrlimit on precomputed values: fork-safe enough
         )
-    except FileNotFoundError:
+    except FileNotFoundError as exc:
         raise Unsupported(
             f"'{argv[0]}' is not installed (looked in {SAFE_PATH}).", program=argv[0]
-        ) from None
-    except PermissionError:
-        raise Unsupported(f"'{argv[0]}' cannot be executed.", program=argv[0]) from None
-    except subprocess.SubprocessError:  # setrlimit refused in the child
-        raise ExecutionFailed(f"Could not apply resource limits to '{argv[0]}'.") from None
+        ) from exc
+    except PermissionError as exc:
+        raise Unsupported(f"'{argv[0]}' cannot be executed.", program=argv[0]) from exc
+    except subprocess.SubprocessError as exc:  # setrlimit refused in the child
+        raise ExecutionFailed(f"Could not apply resource limits to '{argv[0]}'.") from exc
     except OSError as exc:
-        raise ExecutionFailed(f"Could not start '{argv[0]}': {exc.strerror}.") from None
+        raise ExecutionFailed(f"Could not start '{argv[0]}': {exc.strerror}.") from exc
 
 
 # -- moving bytes: stdin in, stdout and stderr out, all at once ------------------------------------
@@ -395,8 +395,8 @@ def check_target(target: str) -> None:
 def _encode_request(target: str, payload: dict[str, Any]) -> bytes:
     try:
         body = json.dumps({"target": target, "payload": payload}, allow_nan=False)
-    except (TypeError, ValueError):
-        raise InvalidParams("A sandboxed call's payload must be plain JSON data.") from None
+    except (TypeError, ValueError) as exc:
+        raise InvalidParams("A sandboxed call's payload must be plain JSON data.") from exc
     return body.encode()
 
 
@@ -492,8 +492,8 @@ def _parse_request(raw: bytes) -> tuple[str, Any]:
         raise InvalidParams(f"The sandbox request is larger than {REQUEST_MAX} bytes.")
     try:
         request = json.loads(raw)
-    except ValueError:
-        raise InvalidParams("The sandbox request is not JSON.") from None
+    except ValueError as exc:
+        raise InvalidParams("The sandbox request is not JSON.") from exc
     if not isinstance(request, dict) or set(request) != {"target", "payload"}:
         raise InvalidParams("The sandbox request must be {'target': ..., 'payload': ...}.")
     return request["target"], request["payload"]
@@ -506,8 +506,8 @@ def load_target(target: str) -> Callable[[Any], Any]:
     module_name, _, attribute = target.partition(":")
     try:
         module = importlib.import_module(module_name)
-    except ModuleNotFoundError:
-        raise InvalidParams(f"Sandbox target '{target}' does not exist.") from None
+    except ModuleNotFoundError as exc:
+        raise InvalidParams(f"Sandbox target '{target}' does not exist.") from exc
     function = getattr(module, attribute, None)
     if not callable(function):
         raise InvalidParams(f"Sandbox target '{target}' is not a function.")

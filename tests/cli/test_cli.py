@@ -7,6 +7,7 @@ import json
 import os
 import subprocess
 import sys
+import time
 from pathlib import Path
 from typing import Any
 
@@ -15,6 +16,8 @@ from typer.testing import CliRunner
 
 from fruitctl import bootstrap
 from fruitctl.cli.app import app
+from fruitctl.cli.output import CONFIG_ERROR, EXIT_CODES, EXIT_MEANINGS, PARTIAL_FAILURE
+from fruitctl.domain.errors import FruitctlError
 
 runner = CliRunner()
 
@@ -334,6 +337,34 @@ def test_help_lists_the_exit_codes() -> None:
     for phrase in ("Exit codes: 0 done", "2 invalid input", "3 not found", "78 bad configuration"):
         assert phrase in text
     assert "--install-completion" in shown.stdout
+
+
+def test_every_error_has_its_own_documented_exit_code() -> None:
+    codes = {cls.code for cls in _subclasses(FruitctlError)}
+    assert codes <= set(EXIT_CODES), codes - set(EXIT_CODES)
+    statuses = {*EXIT_CODES.values(), 0, PARTIAL_FAILURE, CONFIG_ERROR}
+    assert statuses == set(EXIT_MEANINGS)
+    # The README's table lists the same statuses with the same words.
+    readme = (Path(__file__).parents[2] / "README.md").read_text()
+    table = readme.split("| exit | meaning |")[1].split("\n\n")[0]
+    rows = [line.split("|")[1:3] for line in table.splitlines() if line.startswith("| ")]
+    assert {int(code): text.strip() for code, text in rows} == EXIT_MEANINGS
+
+
+def _subclasses(cls: type) -> set[type]:
+    found = set(cls.__subclasses__())
+    return found.union(*(_subclasses(c) for c in found))
+
+
+def test_approving_an_expired_proposal_exits_11(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("FRUITCTL_APPROVALS__TTL_HOURS", str(0.3 / 3600))
+    args = '{"reminders": [{"title": "x"}]}'
+    filed = cli("tools", "call", "create_reminders", "--as", "agent", "--args", args, "--json")
+    pending = json.loads(filed.stdout)
+    time.sleep(0.4)
+    late = cli("proposals", "approve", pending["proposalId"])
+    assert late.exit_code == 11, late.output
+    assert "expired" in late.stderr and "Traceback" not in late.stderr
 
 
 def test_bash_completion_completes_commands_and_subcommands(home: Path) -> None:

@@ -308,7 +308,7 @@ def _set_rule(component: icalendar.Component, text: str) -> None:
     try:
         component.add("RRULE", icalendar.vRecur.from_ical(rule))
     except ValueError as exc:
-        raise InvalidParams(f"Invalid recurrence '{text}': {exc}.", field="recurrence") from None
+        raise InvalidParams(f"Invalid recurrence '{text}': {exc}.", field="recurrence") from exc
 
 
 def _finish(cal: icalendar.Calendar, touched: list[icalendar.Component], stamp: datetime) -> str:
@@ -331,4 +331,4 @@ def _check_expands(cal: icalendar.Calendar) -> None:
     except Exception as exc:  # the library raises many kinds; any means "cannot expand"
         raise InvalidParams(
             f"The event's recurrence cannot be used: {exc}.", field="recurrence"
-        ) from None
+        ) from exc

@@ -54,7 +54,7 @@ def parse(text: str) -> icalendar.Calendar:
     try:
         cal = icalendar.Calendar.from_ical(text)
     except (ValueError, KeyError, IndexError, TypeError) as exc:
-        raise BrokenObject(f"not iCalendar: {exc}") from None
+        raise BrokenObject(f"not iCalendar: {exc}") from exc
     if not isinstance(cal, icalendar.Calendar):
         raise BrokenObject("not a VCALENDAR")
     events = cal.walk("VEVENT")

@@ -15,7 +15,7 @@ from typer.core import TyperGroup
 from fruitctl import __version__, bootstrap
 from fruitctl.cli import remote as remote_module
 from fruitctl.cli.client import Client, LocalClient
-from fruitctl.cli.output import out, reporting, run
+from fruitctl.cli.output import EXIT_MEANINGS, out, reporting, run
 from fruitctl.daemon.lifecycle import RuntimeFiles
 from fruitctl.domain.errors import Unsupported
 from fruitctl.transports.rpc.client import DaemonClient
@@ -81,13 +81,7 @@ def _build(name: str) -> click.Command:
     return typer.main.get_group(holder).commands[name]
 
 
-EPILOG = (
-    "Exit codes: 0 done; 1 some items of a batch (or an approved write) failed; 2 invalid "
-    "input; 3 not found; 4 conflict (changed meanwhile, or already running); 5 not allowed "
-    "(permission, list, calendar or mode); 6 approval required; 7 rate limited; 8 timed out; "
-    "9 a backend or the daemon cannot be reached; 10 unsupported here; 70 internal error; "
-    "78 bad configuration."
-)
+EPILOG = "Exit codes: " + "; ".join(f"{code} {text}" for code, text in EXIT_MEANINGS.items()) + "."
 
 app = typer.Typer(
     name="fruitctl",

@@ -1,8 +1,7 @@
 """How the CLI speaks: results as aligned text or exact JSON, errors as one line and an exit code.
 
-Exit codes (stable, for scripts): 0 ok; 1 some items of a batch failed; 2 invalid input;
-3 not found; 4 conflict; 5 not allowed; 6 approval required; 7 rate limited; 8 timed out;
-9 backend unavailable; 10 not supported here; 70 internal error; 78 configuration error.
+Exit codes are stable, for scripts: ``EXIT_CODES`` gives each error code its exit status and
+``EXIT_MEANINGS`` says what each status means (``--help`` and the README list them).
 """
 
 from __future__ import annotations
@@ -37,11 +36,30 @@ EXIT_CODES: dict[str, int] = {
     "timeout": 8,
     "backend_unavailable": 9,
     "unsupported": 10,
-    "execution_failed": 1,
+    "proposal_expired": 11,
+    "execution_failed": 12,
     "internal_error": 70,
 }
 PARTIAL_FAILURE = 1
 CONFIG_ERROR = 78
+EXIT_MEANINGS: dict[int, str] = {
+    0: "done",
+    PARTIAL_FAILURE: "some items of a batch failed (the others were done), a write was sent but "
+    "not seen to land (Things), or fruitctl rpc got an error answer",
+    2: "invalid input (arguments, a query, a date, JSON)",
+    3: "not found (a list, reminder, event, proposal; server status: not running)",
+    4: "conflict: changed meanwhile, or already running",
+    5: "not allowed: permission, a list or calendar outside the allowlist, the mode",
+    6: "approval required",
+    7: "rate limited",
+    8: "timed out",
+    9: "a backend (CalDAV server, web search) or the daemon cannot be reached",
+    10: "unsupported here (or a gateway-only command on a CLI pointed elsewhere)",
+    11: "the proposal expired before anyone decided it",
+    12: "it ran and failed (an approved write, a program, a file)",
+    70: "internal error",
+    CONFIG_ERROR: "bad configuration",
+}
 
 # Piped output is read by scripts and logs: do not wrap it at 80 columns.
 out = Console(highlight=False, soft_wrap=False, width=None if sys.stdout.isatty() else 200)
@@ -77,7 +95,7 @@ def reporting(as_json: bool) -> Iterator[None]:
             emit_json({"error": {"code": "config_error", "message": str(exc)}})
         else:
             err.print(f"[bold red]config error:[/] {_escape(str(exc))}")
-        raise typer.Exit(CONFIG_ERROR) from None
+        raise typer.Exit(CONFIG_ERROR) from exc
     except (typer.Exit, typer.Abort, KeyboardInterrupt):
         raise
     except Exception as exc:  # a bug: one line, not a traceback (FRUITCTL_DEBUG=1 shows it)

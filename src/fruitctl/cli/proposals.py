@@ -42,9 +42,9 @@ def show_command(proposal_id: Id, as_json: JsonOption = False) -> None:
 def approve_command(proposal_id: Id, as_json: JsonOption = False) -> None:
     """Approve and execute a proposal (exactly once), if the policy still allows it now.
 
-    Exit 0 when every item was written; 1 when some items failed (listed), nothing was
-    changed, or the write was sent but not seen to land (Things); 5 when the mode or an
-    allowlist refuses it now (it stays pending)."""
+    Exit 0 when every item was written; 1 when some items failed (listed) or the write was
+    sent but not seen to land (Things); 12 when nothing was changed; 11 when it expired; 5
+    when the mode or an allowlist refuses it now (it stays pending)."""
     decided = run(as_json, lambda: client(as_json).decide(proposal_id, "approve"), _show_one)
     report_failures(_failed_items(decided), as_json)
     result = decided.get("result") if isinstance(decided, dict) else None

@@ -70,13 +70,13 @@ def serve_command(
         code = runner.serve(gateway, app.status, options, banner, web)
     except HttpServeError as exc:
         _error(exc)
-        raise typer.Exit(exc.exit_code) from None
+        raise typer.Exit(exc.exit_code) from exc
     except AlreadyRunning as exc:
         _error(exc)
-        raise typer.Exit(ALREADY_RUNNING) from None
+        raise typer.Exit(ALREADY_RUNNING) from exc
     except UnsafeLocation as exc:
         _error(exc)
-        raise typer.Exit(CONFIG_ERROR) from None
+        raise typer.Exit(CONFIG_ERROR) from exc
     app.close()
     _exit_even_if_stuck(code)
 

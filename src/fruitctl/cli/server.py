@@ -54,7 +54,7 @@ def start_command(
         return
     except (control.StartFailed, UnsafeLocation) as exc:
         with reporting(as_json):
-            raise ExecutionFailed(f"The daemon did not start: {exc}") from None
+            raise ExecutionFailed(f"The daemon did not start: {exc}") from exc
     _say(
         as_json,
         {"started": True, "pid": pid, "socketPath": str(files.socket)},

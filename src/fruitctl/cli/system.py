@@ -81,7 +81,7 @@ def rpc_command(
         try:
             parsed = json.loads(text)
         except ValueError as exc:
-            raise InvalidParams(f"The request is not JSON: {exc}.") from None
+            raise InvalidParams(f"The request is not JSON: {exc}.") from exc
         if not isinstance(parsed, dict | list):
             raise InvalidParams("The request must be a JSON object (or a batch: an array).")
         socket_file = config_module.load().paths.socket_file

@@ -91,7 +91,7 @@ def _arguments(given: str) -> dict[str, Any]:
     try:
         value = json.loads(text)
     except json.JSONDecodeError as exc:
-        raise InvalidParams(f"--args is not valid JSON: {exc.msg} at position {exc.pos}.") from None
+        raise InvalidParams(f"--args is not valid JSON: {exc.msg} at position {exc.pos}.") from exc
     if not isinstance(value, dict):
         raise InvalidParams("--args must be a JSON object, e.g. '{\"limit\": 5}'.")
     return value
@@ -108,7 +108,7 @@ def _read(given: str) -> str:
         return path.read_text(encoding="utf-8")
     except (OSError, UnicodeDecodeError) as exc:
         reason = exc.strerror if isinstance(exc, OSError) and exc.strerror else "not UTF-8 text"
-        raise InvalidParams(f"--args {given}: cannot read {path}: {reason}.") from None
+        raise InvalidParams(f"--args {given}: cannot read {path}: {reason}.") from exc
 
 
 def _show_tools(definitions: list[dict[str, Any]]) -> None:

@@ -108,9 +108,9 @@ class InstanceLock:
         fd = os.open(self.path, os.O_RDWR | os.O_CREAT | os.O_CLOEXEC, 0o600)
         try:
             fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-        except BlockingIOError:
+        except BlockingIOError as exc:
             os.close(fd)
-            raise AlreadyRunning(socket_path, read_pid(self.path)) from None
+            raise AlreadyRunning(socket_path, read_pid(self.path)) from exc
         os.ftruncate(fd, 0)
         os.write(fd, f"{os.getpid()}\n".encode())
         self._fd = fd

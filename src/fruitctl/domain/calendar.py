@@ -33,7 +33,7 @@ def _wire_moment(value: Any) -> str:
     try:
         return canonical_moment(value)
     except InvalidParams as exc:
-        raise ValueError(exc.message) from None
+        raise ValueError(exc.message) from exc
 
 
 # A date (all-day) or a date-time with its offset, held as canonical wire text.
@@ -108,10 +108,10 @@ def parse_occurrence_key(key: str) -> date | datetime:
         if len(key) == 8:
             return datetime.strptime(key, "%Y%m%d").date()
         return datetime.strptime(key, "%Y%m%dT%H%M%SZ").replace(tzinfo=UTC)
-    except ValueError:
+    except ValueError as exc:
         raise InvalidParams(
             f"Invalid occurrence: '{key}'. Expected YYYYMMDD or YYYYMMDDTHHMMSSZ."
-        ) from None
+        ) from exc
 
 
 def split_event_id(event_id: str) -> tuple[str, str | None]:

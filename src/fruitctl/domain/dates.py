@@ -40,11 +40,11 @@ def zone(name: str, field: str = "timezone") -> ZoneInfo:
         if not name or name != name.strip() or name.startswith(("/", ".")):
             raise ValueError(name)
         return ZoneInfo(name)
-    except (ZoneInfoNotFoundError, ValueError):
+    except (ZoneInfoNotFoundError, ValueError) as exc:
         raise InvalidParams(
             f"Unknown time zone '{name}' for '{field}'. Use an IANA name like 'Europe/Rome'.",
             field=field,
-        ) from None
+        ) from exc
 
 
 def host_timezone() -> str:

@@ -49,7 +49,7 @@ def _compile_cached(text: str) -> Query:
     try:
         parsed = jmespath.compile(_quote_bare_numbers(text))
     except jexc.JMESPathError as exc:
-        raise InvalidQuery(_message(_reason(exc), text)) from None
+        raise InvalidQuery(_message(_reason(exc), text)) from exc
     return Query(text=text, ast=cast(Node, parsed.parsed))
 
 
@@ -58,10 +58,10 @@ def evaluate(ast: Node, data: Any, text: str = "") -> Any:
     try:
         return ParsedResult(text, cast(Any, ast)).search(data)
     except jexc.JMESPathError as exc:
-        raise InvalidQuery(_message(_reason(exc), text)) from None
+        raise InvalidQuery(_message(_reason(exc), text)) from exc
     except (TypeError, ValueError) as exc:
         # jmespath lets Python's own errors escape for things like `title < \`1\``.
-        raise InvalidQuery(_message(f"values of different types: {exc}", text)) from None
+        raise InvalidQuery(_message(f"values of different types: {exc}", text)) from exc
 
 
 def _message(reason: str, text: str) -> str:

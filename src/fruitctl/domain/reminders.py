@@ -21,7 +21,7 @@ def _model_check(convert: Callable[[Any], str]) -> Callable[[Any], str]:
         try:
             return convert(value)
         except InvalidParams as exc:
-            raise ValueError(exc.message) from None
+            raise ValueError(exc.message) from exc
 
     return check
 
@@ -112,10 +112,10 @@ def priority_value(name: str) -> int:
     """The stored priority for a seed 002 priority name."""
     try:
         return PRIORITY_VALUES[name]
-    except (KeyError, TypeError):
+    except (KeyError, TypeError) as exc:
         raise InvalidParams(
             f"Invalid priority: '{name}'. Must be one of: none, low, medium, high."
-        ) from None
+        ) from exc
 
 
 def priority_name(value: int) -> PriorityName:

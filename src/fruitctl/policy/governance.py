@@ -158,7 +158,7 @@ def load(paths: Paths, definitions: Iterable[ToolDefinition]) -> Governance:
     except FileNotFoundError:
         text = None
     except OSError as exc:
-        raise GovernanceError(f"{path}: cannot be read: {exc.strerror}") from None
+        raise GovernanceError(f"{path}: cannot be read: {exc.strerror}") from exc
     overrides = _parse(path, text) if text is not None else {}
     by_name = {d.name: d for d in definitions}
     for name in overrides:
@@ -183,13 +183,13 @@ def _parse(path: Path, text: str) -> dict[str, dict[str, Any]]:
         mark = getattr(exc, "problem_mark", None)
         where = f"{path}:{mark.line + 1}" if mark is not None else str(path)
         problem = getattr(exc, "problem", None) or "not valid YAML"
-        raise GovernanceError(f"{where}: not valid YAML: {problem}") from None
+        raise GovernanceError(f"{where}: not valid YAML: {problem}") from exc
     if data is None:
         return {}
     try:
         parsed = GovernanceFile.model_validate(data)
     except ValidationError as exc:
-        raise GovernanceError(_describe(path, text, exc, ())) from None
+        raise GovernanceError(_describe(path, text, exc, ())) from exc
     return parsed.tools
 
 
@@ -206,7 +206,7 @@ def _effective(
     try:
         rules = ToolRules.model_validate(defaults | override)
     except ValidationError as exc:
-        raise GovernanceError(_describe(path, text or "", exc, ("tools", name))) from None
+        raise GovernanceError(_describe(path, text or "", exc, ("tools", name))) from exc
     rules = _settle_modes(
         path, text or "", name, ToolRules.model_validate(defaults), rules, override
     )
@@ -279,7 +279,7 @@ def _check_targets(path: Path, text: str, name: str, rules: ToolRules) -> None:
             build()
         except (ValueError, TypeError) as exc:
             line = _line(text, ("tools", name, key))
-            raise GovernanceError(f"{path}:{line}: tools.{name}.{key}: {exc}") from None
+            raise GovernanceError(f"{path}:{line}: tools.{name}.{key}: {exc}") from exc
 
 
 def _variables(paths: Paths) -> dict[str, str]:

@@ -174,10 +174,10 @@ class CalendarService:
         candidate = occurrence_id(series_id, occurrence_key(original))
         try:
             return self.backend.get_event(candidate).id
-        except NotFound:
+        except NotFound as exc:
             raise NotFound(
                 f"Event '{series_id}' has no occurrence on {when}.", field="occurrence"
-            ) from None
+            ) from exc
 
     def _calendar(self, wanted: str | None) -> Calendar:
         found = self.backend.calendars()

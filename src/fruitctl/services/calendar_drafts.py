@@ -21,7 +21,7 @@ def moment(text: str, field: str) -> Moment:
     try:
         return parse_date_or_datetime(text)
     except InvalidParams as exc:
-        raise InvalidParams(f"'{field}': {exc.message}", field=field) from None
+        raise InvalidParams(f"'{field}': {exc.message}", field=field) from exc
 
 
 def bound(text: str, field: str, *, end_of_day: bool = False) -> datetime:

@@ -89,7 +89,7 @@ def _opened(
     except OSError as exc:
         if isinstance(exc, NotADirectoryError) and os.path.islink(real):
             exc = OSError(errno.ELOOP, "a link")  # Linux: O_DIRECTORY wins over O_NOFOLLOW
-        raise _translate(exc, shown, folder=child is not None) from None
+        raise _translate(exc, shown, folder=child is not None) from exc
     try:
         yield fd, _verified(fd, real, rules, shown, child)
     finally:
@@ -148,7 +148,7 @@ def _os_errors(shown: str) -> Iterator[None]:
     except FruitctlError:
         raise
     except OSError as exc:
-        raise _translate(exc, shown) from None
+        raise _translate(exc, shown) from exc
 
 
 def _translate(exc: OSError, shown: str, *, folder: bool = False) -> FruitctlError:
@@ -201,8 +201,8 @@ def _text(data: bytes, shown: str) -> str:
         raise binary
     try:
         return data.decode("utf-8")
-    except UnicodeDecodeError:
-        raise binary from None
+    except UnicodeDecodeError as exc:
+        raise binary from exc
 
 
 def _too_big(shown: str, max_bytes: int) -> InvalidParams:
@@ -256,8 +256,8 @@ def _kind(mode: int) -> str:
 def _encoded(content: str, max_bytes: int, shown: str) -> bytes:
     try:
         data = content.encode("utf-8")
-    except UnicodeEncodeError:
-        raise InvalidParams("The content has characters that cannot be written as UTF-8.") from None
+    except UnicodeEncodeError as exc:
+        raise InvalidParams("The content has characters that cannot be written as UTF-8.") from exc
     if len(data) > max_bytes:
         raise InvalidParams(
             f"The content for '{shown}' is {len(data)} bytes, over the limit of "
@@ -273,7 +273,7 @@ def _existing_target(folder: int, name: str, shown: str) -> int | None:
     except FileNotFoundError:
         return None
     except OSError as exc:
-        raise _translate(exc, shown) from None
+        raise _translate(exc, shown) from exc
     if stat.S_ISLNK(info.st_mode):
         raise PermissionDenied(
             f"Cannot write '{shown}': it is a symbolic link, which is never written through.",

@@ -140,7 +140,7 @@ def parse(model: type[M], args: object, action: str) -> M:
     try:
         return model.model_validate(dict(args or {}))
     except ValidationError as exc:
-        raise _explain(exc, ACTIONS.get(action, action)) from None
+        raise _explain(exc, ACTIONS.get(action, action)) from exc
 
 
 def _explain(exc: ValidationError, action: str) -> InvalidParams:

@@ -111,8 +111,8 @@ def _absolute(path: str) -> str:
         raise InvalidParams(f"The path {path!r} contains a NUL byte, which no file name can hold.")
     try:
         os.fsencode(path)
-    except UnicodeEncodeError:
-        raise InvalidParams(f"The path {path!r} has characters no file name can hold.") from None
+    except UnicodeEncodeError as exc:
+        raise InvalidParams(f"The path {path!r} has characters no file name can hold.") from exc
     if not os.path.isabs(path):
         raise InvalidParams(
             f"The path '{path}' is relative: send an absolute path (starting with '/'). "

@@ -392,11 +392,11 @@ def _date(field: str, text: str | None) -> date | None:
         return None
     try:
         return date.fromisoformat(text)
-    except ValueError:
+    except ValueError as exc:
         raise InvalidParams(
             f"Invalid '{field}': '{text}'. Expected {WHEN if field == 'when' else 'YYYY-MM-DD'}.",
             field=field,
-        ) from None
+        ) from exc
 
 
 def _tags(backend: ThingsBackend, names: Sequence[str]) -> tuple[str, ...]:

@@ -236,10 +236,10 @@ class SearxNGProvider:
                 timeout=self._timeout, follow_redirects=False, trust_env=False
             ) as client:
                 return self._follow(client, url, time.monotonic() + self._timeout)
-        except httpx.TimeoutException:
-            raise Timeout(f"{where} did not answer within {self._timeout:g} s.") from None
+        except httpx.TimeoutException as exc:
+            raise Timeout(f"{where} did not answer within {self._timeout:g} s.") from exc
         except (httpx.HTTPError, httpx.InvalidURL) as exc:
-            raise BackendUnavailable(f"{where} cannot be reached: {_reason(exc)}.") from None
+            raise BackendUnavailable(f"{where} cannot be reached: {_reason(exc)}.") from exc
 
     def _follow(self, client: httpx.Client, url: httpx.URL, deadline: float) -> bytes:
         for _ in range(MAX_REDIRECTS + 1):
@@ -327,8 +327,8 @@ def _too_large() -> BackendUnavailable:
 def _searxng_results(body: bytes) -> list[SearchResult]:
     try:
         data = json.loads(body)
-    except ValueError:
-        raise BackendUnavailable("SearxNG answered with something that is not JSON.") from None
+    except ValueError as exc:
+        raise BackendUnavailable("SearxNG answered with something that is not JSON.") from exc
     items = data.get("results") if isinstance(data, dict) else None
     if not isinstance(items, list):
         raise BackendUnavailable("SearxNG's answer has no 'results' list.")
@@ -360,16 +360,16 @@ class DuckDuckGoProvider:
             found = DDGS(timeout=self._timeout).text(
                 query, max_results=max_results, backend="duckduckgo"
             )
-        except RatelimitException:
-            raise RateLimited("DuckDuckGo is rate limiting searches; try again later.") from None
-        except TimeoutException:
-            raise Timeout(f"DuckDuckGo did not answer within {self._timeout} s.") from None
+        except RatelimitException as exc:
+            raise RateLimited("DuckDuckGo is rate limiting searches; try again later.") from exc
+        except TimeoutException as exc:
+            raise Timeout(f"DuckDuckGo did not answer within {self._timeout} s.") from exc
         except DDGSException as exc:
             if str(exc) == "No results found.":  # ddgs' way of saying "nothing matched"
                 return []
-            raise BackendUnavailable(f"DuckDuckGo cannot be reached: {_reason(exc)}.") from None
+            raise BackendUnavailable(f"DuckDuckGo cannot be reached: {_reason(exc)}.") from exc
         except Exception as exc:  # a scraper of third-party HTML: any surprise is an outage
-            raise BackendUnavailable(f"DuckDuckGo search failed: {_reason(exc)}.") from None
+            raise BackendUnavailable(f"DuckDuckGo search failed: {_reason(exc)}.") from exc
         return [_ddgs_result(item) for item in found if isinstance(item.get("href"), str)]
 
 

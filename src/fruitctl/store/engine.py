@@ -70,10 +70,10 @@ def _create_private(path: Path) -> None:
     # never see another process's writes).
     try:
         fd = os.open(path, os.O_CREAT | os.O_EXCL | os.O_RDWR | os.O_NOFOLLOW, 0o600)
-    except FileExistsError:
+    except FileExistsError as exc:
         if path.is_symlink():  # as O_NOFOLLOW alone would have refused it
             message = "a database file must not be a symbolic link"
-            raise OSError(errno.ELOOP, message, str(path)) from None
+            raise OSError(errno.ELOOP, message, str(path)) from exc
         return
     os.close(fd)
 

@@ -21,7 +21,7 @@ def listen(host: str, port: int) -> socket.socket:
         family, _, _, _, address = socket.getaddrinfo(host, port, type=socket.SOCK_STREAM)[0]
         listener = socket.socket(family, socket.SOCK_STREAM, socket.IPPROTO_TCP)
     except OSError as exc:
-        raise ListenError(f"cannot listen on {host}:{port}: {exc.strerror or exc}") from None
+        raise ListenError(f"cannot listen on {host}:{port}: {exc.strerror or exc}") from exc
     try:
         listener.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
         listener.bind(address)
@@ -34,9 +34,7 @@ def listen(host: str, port: int) -> socket.socket:
                 " (another program, or another fruitctl, holds the port: pick another with "
                 "--port, or [http] port in config.toml; --port 0 takes any free one)"
             )
-        raise ListenError(
-            f"cannot listen on {host}:{port}: {exc.strerror or exc}{advice}"
-        ) from None
+        raise ListenError(f"cannot listen on {host}:{port}: {exc.strerror or exc}{advice}") from exc
     return listener
 
 

@@ -194,7 +194,7 @@ class Dav:
             except dav_error.AuthorizationError as exc:
                 # RFC 6578 3.2: a token the server forgot is a 403 with DAV:valid-sync-token.
                 if token is not None and "{DAV:}valid-sync-token" in (exc.preconditions or []):
-                    raise _TokenExpired from None
+                    raise _TokenExpired from exc
                 raise
             if answer.status != 207 or answer.tree is None:
                 raise SyncUnsupported(f"{answer.status} {answer.reason or ''}".strip())
@@ -348,27 +348,27 @@ def translated(account: Account) -> Iterator[None]:
         yield
     except FruitctlError:
         raise
-    except http.exceptions.Timeout:
+    except http.exceptions.Timeout as exc:
         raise Timeout(
             f"The CalDAV server at {where} did not answer within {account.timeout:g} s.",
             server=where,
-        ) from None
+        ) from exc
     except http.exceptions.RequestException as exc:
         raise BackendUnavailable(
             f"The CalDAV server at {where} cannot be reached: {type(exc).__name__}.",
             server=where,
-        ) from None
-    except dav_error.AuthorizationError:
-        raise refused(account) from None
+        ) from exc
+    except dav_error.AuthorizationError as exc:
+        raise refused(account) from exc
     except dav_error.NotFoundError as exc:
-        raise NotFound(f"Not found on the CalDAV server at {where}: {exc}") from None
+        raise NotFound(f"Not found on the CalDAV server at {where}: {exc}") from exc
     except (dav_error.DAVError, *_MALFORMED) as exc:
         log.debug("unreadable CalDAV answer", exc_info=True)
         raise BackendUnavailable(
             f"The CalDAV server at {where} answered something that is not CalDAV "
             f"({type(exc).__name__}).",
             server=where,
-        ) from None
+        ) from exc
 
 
 def refused(account: Account) -> PermissionDenied:

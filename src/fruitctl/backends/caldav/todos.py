@@ -51,7 +51,7 @@ def parse(text: str) -> icalendar.Calendar:
     try:
         cal = icalendar.Calendar.from_ical(text)
     except (ValueError, KeyError, IndexError, TypeError) as exc:
-        raise BrokenTodo(f"not iCalendar: {exc}") from None
+        raise BrokenTodo(f"not iCalendar: {exc}") from exc
     if not isinstance(cal, icalendar.Calendar):
         raise BrokenTodo("not a VCALENDAR")
     return cal
@@ -72,7 +72,7 @@ def read(text: str, list_id: str) -> MirroredReminder:
     except BrokenTodo:
         raise
     except (ValueError, KeyError, IndexError, TypeError, AttributeError) as exc:
-        raise BrokenTodo(f"unreadable VTODO: {exc}") from None
+        raise BrokenTodo(f"unreadable VTODO: {exc}") from exc
 
 
 def _read(todo: icalendar.Todo, list_id: str) -> MirroredReminder:

@@ -94,9 +94,9 @@ def _split(value: str | None) -> list[str]:
 def _number(value: str, key: str, text: str, field: str) -> int:
     try:
         return int(value)
-    except ValueError:
+    except ValueError as exc:
         message = f"Invalid recurrence '{text}': {key} must be a number."
-        raise InvalidParams(message, field=field) from None
+        raise InvalidParams(message, field=field) from exc
 
 
 def _numbers(parts: dict[str, str], key: str, text: str, field: str) -> tuple[int, ...]:
@@ -116,8 +116,8 @@ def _until(value: str, text: str, field: str) -> datetime:
             day = date(int(value[:4]), int(value[4:6]), int(value[6:]))
             return datetime(day.year, day.month, day.day, 23, 59, 59, tzinfo=UTC)
         return datetime.strptime(value, "%Y%m%dT%H%M%SZ").replace(tzinfo=UTC)
-    except ValueError:
+    except ValueError as exc:
         raise InvalidParams(
             f"Invalid recurrence '{text}': UNTIL must be YYYYMMDD or YYYYMMDDTHHMMSSZ.",
             field=field,
-        ) from None
+        ) from exc

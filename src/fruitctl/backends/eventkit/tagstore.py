@@ -102,14 +102,14 @@ class TagStore:
             raise Unreadable(f"{folder} is a symbolic link; fruitctl reads only the real folder")
         try:
             names = sorted(os.listdir(folder))
-        except FileNotFoundError:
-            raise Unreadable(f"the Reminders app's store is not at {folder}") from None
-        except PermissionError:
+        except FileNotFoundError as exc:
+            raise Unreadable(f"the Reminders app's store is not at {folder}") from exc
+        except PermissionError as exc:
             raise Unreadable(
                 f"no permission to read {folder}: allow it in {FULL_DISK_ACCESS}"
-            ) from None
+            ) from exc
         except OSError as exc:
-            raise Unreadable(f"cannot read {folder}: {exc.strerror}") from None
+            raise Unreadable(f"cannot read {folder}: {exc.strerror}") from exc
         files = [folder / n for n in names if n.startswith("Data-") and n.endswith(".sqlite")]
         if not files:
             raise Unreadable(f"no Reminders database (Data-*.sqlite) in {folder}")
@@ -126,13 +126,13 @@ def _opened(path: Path) -> Iterator[sqlite3.Connection]:
     try:
         db = sqlite3.connect(uri, uri=True, timeout=BUSY_MS / 1000, check_same_thread=False)
     except sqlite3.Error as exc:
-        raise Unreadable(_why(path, exc)) from None
+        raise Unreadable(_why(path, exc)) from exc
     with closing(db):
         try:
             db.execute("PRAGMA query_only = ON")
             yield db
         except sqlite3.Error as exc:
-            raise Unreadable(_why(path, exc)) from None
+            raise Unreadable(_why(path, exc)) from exc
 
 
 def _why(path: Path, exc: sqlite3.Error) -> str:

@@ -201,8 +201,8 @@ class LocalCalendars(CalendarTables):
                 raise
         try:
             return self._object(conn, uid), key
-        except NotFound:
-            raise NotFound(f"No event found with ID: '{event_id}'.") from None
+        except NotFound as exc:
+            raise NotFound(f"No event found with ID: '{event_id}'.") from exc
 
     def _writable(self, conn: Connection, calendar_id: str) -> Calendar:
         calendar = self._calendar(conn, calendar_id)

@@ -130,8 +130,8 @@ class LocalReminders:
                         created=format_datetime(now()),
                     )
                 )
-            except IntegrityError:
-                raise taken from None
+            except IntegrityError as exc:
+                raise taken from exc
         return ReminderList(id=list_id, name=name, isDefault=False, count=0)
 
     def fetch(self, query: ReminderQuery) -> list[Reminder]:

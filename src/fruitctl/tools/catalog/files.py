@@ -125,7 +125,7 @@ def _path_rules(rules: ToolRules, name: str) -> PathRules:
     try:
         return PathRules.from_patterns(rules.allowed_paths, rules.forbidden_paths)
     except ValueError as exc:
-        raise InternalError(f"governance for {name}: {exc}") from None
+        raise InternalError(f"governance for {name}: {exc}") from exc
 
 
 def _bytes(megabytes: float) -> int:

@@ -89,10 +89,10 @@ class ApiClient:
             response = self._http.request(
                 method, path, params=query, json=body, headers=dict(headers or {})
             )
-        except httpx.TimeoutException:
-            raise Timeout(f"The gateway at {self.url} did not answer in time.") from None
+        except httpx.TimeoutException as exc:
+            raise Timeout(f"The gateway at {self.url} did not answer in time.") from exc
         except httpx.HTTPError as exc:
-            raise BackendUnavailable(self._unreachable(exc)) from None
+            raise BackendUnavailable(self._unreachable(exc)) from exc
         payload = self._decode(response)
         if response.is_success:
             return response.status_code, payload

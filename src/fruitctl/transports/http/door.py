@@ -109,8 +109,8 @@ async def json_body(request: Request) -> dict[str, Any]:
     raw = await request.body()
     try:
         body = json.loads(raw)
-    except ValueError:
-        raise HttpProblem("parse_error", "The request body is not valid JSON.") from None
+    except ValueError as exc:
+        raise HttpProblem("parse_error", "The request body is not valid JSON.") from exc
     if not isinstance(body, dict):
         raise HttpProblem("invalid_params", "The request body must be a JSON object.")
     return body

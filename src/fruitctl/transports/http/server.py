@@ -203,4 +203,4 @@ def listen(host: str, port: int) -> socket.socket:
     try:
         return net.listen(host, port)
     except net.ListenError as exc:
-        raise HttpServeError(str(exc)) from None
+        raise HttpServeError(str(exc)) from exc

@@ -48,7 +48,7 @@ class RpcClient:
         try:
             self._sock.sendall(data.rstrip(b"\n") + b"\n")
         except OSError as exc:
-            raise BackendUnavailable(f"The daemon stopped answering: {exc.strerror}.") from None
+            raise BackendUnavailable(f"The daemon stopped answering: {exc.strerror}.") from exc
 
     def exchange(self, line: str | bytes) -> bytes:
         """Send one line, return the next line the daemon sends (without its newline)."""
@@ -57,7 +57,7 @@ class RpcClient:
             self._sock.sendall(data.rstrip(b"\n") + b"\n")
             reply = self._reader.readline()
         except OSError as exc:
-            raise BackendUnavailable(f"The daemon stopped answering: {exc.strerror}.") from None
+            raise BackendUnavailable(f"The daemon stopped answering: {exc.strerror}.") from exc
         if not reply:
             raise BackendUnavailable("The daemon closed the connection.")
         return reply.rstrip(b"\n")
@@ -68,8 +68,8 @@ class RpcClient:
         message = {"jsonrpc": "2.0", "id": request_id, "method": method, "params": params or {}}
         try:
             answer = json.loads(self.exchange(json.dumps(message)))
-        except ValueError:
-            raise InternalError("The daemon sent something that is not JSON.") from None
+        except ValueError as exc:
+            raise InternalError("The daemon sent something that is not JSON.") from exc
         if not isinstance(answer, dict):
             raise InternalError("The daemon sent something that is not a JSON-RPC response.")
         if "error" in answer:
@@ -134,7 +134,7 @@ class DaemonClient:
     def _token(self) -> str:
         try:
             return self._token_file.read_text().strip()
-        except OSError:
+        except OSError as exc:
             raise BackendUnavailable(
                 f"The daemon runs but its token ({self._token_file.name}) cannot be read."
-            ) from None
+            ) from exc

@@ -228,14 +228,14 @@ def envelope(message: Any) -> tuple[Any, str, dict[str, Any] | list[Any], bool]:
 def decode(line: bytes) -> Any:
     try:
         text = line.decode("utf-8")
-    except UnicodeDecodeError:
-        raise ParseError("The message is not valid UTF-8.") from None
+    except UnicodeDecodeError as exc:
+        raise ParseError("The message is not valid UTF-8.") from exc
     try:
         return json.loads(text, parse_constant=_no_constants)
     except json.JSONDecodeError as exc:
-        raise ParseError(f"Invalid JSON: {exc.msg} (character {exc.pos}).") from None
-    except (ValueError, RecursionError):  # NaN, a 5000-digit number, nesting too deep
-        raise ParseError("Invalid JSON.") from None
+        raise ParseError(f"Invalid JSON: {exc.msg} (character {exc.pos}).") from exc
+    except (ValueError, RecursionError) as exc:  # NaN, a 5000-digit number, nesting too deep
+        raise ParseError("Invalid JSON.") from exc
 
 
 def encode(payload: Any) -> bytes:

@@ -49,9 +49,9 @@ class Workers:
         timer = loop.call_later(self.timeout, expire)
         try:
             return await waiting
-        except asyncio.CancelledError:
+        except asyncio.CancelledError as exc:
             if expired:
-                raise Timeout(f"The request did not finish within {self.timeout:g} s.") from None
+                raise Timeout(f"The request did not finish within {self.timeout:g} s.") from exc
             raise
         finally:
             timer.cancel()
