@@ -18,6 +18,7 @@ from fruitctl import bootstrap
 from fruitctl.cli.app import app
 from fruitctl.cli.output import CONFIG_ERROR, EXIT_CODES, EXIT_MEANINGS, PARTIAL_FAILURE
 from fruitctl.domain.errors import FruitctlError
+from fruitctl.startup import StartupError
 
 runner = CliRunner()
 
@@ -342,7 +343,8 @@ def test_help_lists_the_exit_codes() -> None:
 def test_every_error_has_its_own_documented_exit_code() -> None:
     codes = {cls.code for cls in _subclasses(FruitctlError)}
     assert codes <= set(EXIT_CODES), codes - set(EXIT_CODES)
-    statuses = {*EXIT_CODES.values(), 0, PARTIAL_FAILURE, CONFIG_ERROR}
+    starting = {cls.exit_code for cls in {StartupError, *_subclasses(StartupError)}}
+    statuses = {*EXIT_CODES.values(), *starting, 0, PARTIAL_FAILURE, CONFIG_ERROR}
     assert statuses == set(EXIT_MEANINGS)
     # The README's table lists the same statuses with the same words.
     readme = (Path(__file__).parents[2] / "README.md").read_text()

@@ -188,7 +188,7 @@ def test_server_start_reports_a_daemon_that_cannot_start(monkeypatch: pytest.Mon
             "tools:\n  write_file:\n    allowed_in_modes: [NORML]\n"
         )
         failed = runner.invoke(app, ["server", "start"])
-        assert failed.exit_code == 1
+        assert failed.exit_code == 13  # the gateway could not start
         assert "exited (78) while starting" in failed.stderr and "server.log" in failed.stderr
         assert "NORML" in (home / "logs" / "server.log").read_text()
 

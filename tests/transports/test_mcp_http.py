@@ -31,11 +31,12 @@ from mcp.client.streamable_http import streamable_http_client
 from starlette.types import Message, Scope
 
 from fruitctl import bootstrap
+from fruitctl.private import make_dirs
+from fruitctl.startup import StartupError
 from fruitctl.transports.http.tokens import RateLimiter, TokenStore, secrets_dir
 from fruitctl.transports.mcp_http import (
     ALLOW_REMOTE_ENV,
     GuardedMcpApp,
-    ServeError,
     ensure_token,
     http_app,
     serve_http,
@@ -262,7 +263,7 @@ def test_a_secret_gone_bad_refuses_api_tokens_and_stops_a_new_server(
         text=True,
         timeout=60,
     )
-    assert done.returncode == 1
+    assert done.returncode == 13  # the gateway could not start
     assert "readable by other users" in done.stderr
 
 
@@ -309,17 +310,22 @@ def test_the_token_is_made_once_in_a_private_file(app: bootstrap.App, home: Path
 
 def test_a_linked_or_exposed_token_file_is_refused(app: bootstrap.App, tmp_path: Path) -> None:
     path = token_path(app)
-    path.parent.mkdir(parents=True)
+    make_dirs(path.parent)
     target = tmp_path / "elsewhere"
     target.write_text("stolen\n")
     path.symlink_to(target)
-    with pytest.raises(ServeError, match="cannot read"):
+    with pytest.raises(StartupError, match="cannot read"):
         ensure_token(app)
     path.unlink()
     path.write_text("some-token\n")
     path.chmod(0o644)
-    with pytest.raises(ServeError, match="chmod 600"):
+    with pytest.raises(StartupError, match="chmod 600"):
         ensure_token(app)
+    path.chmod(0o600)
+    path.parent.chmod(0o755)  # a folder others may enter is refused, never changed behind one
+    with pytest.raises(StartupError, match="chmod 700"):
+        ensure_token(app)
+    assert stat.S_IMODE(path.parent.stat().st_mode) == 0o755
 
 
 def test_a_remote_address_needs_consent(
@@ -339,7 +345,7 @@ def test_an_address_that_cannot_be_bound_is_reported(
     monkeypatch.setenv(ALLOW_REMOTE_ENV, "1")
     with pytest.raises(SystemExit) as exited:
         serve_http(app, host="192.0.2.7", port=0)  # TEST-NET-1: never a local address
-    assert exited.value.code == 1
+    assert exited.value.code == 13  # the gateway could not start
     assert "cannot listen on 192.0.2.7:0" in capsys.readouterr().err
     assert not token_path(app).exists()  # no token made that nobody was shown
 

@@ -18,6 +18,7 @@ from rich.console import Console
 
 from fruitctl.config import ConfigError
 from fruitctl.domain.errors import FruitctlError
+from fruitctl.startup import CANNOT_START, StartupError
 
 EXIT_CODES: dict[str, int] = {
     "invalid_params": 2,
@@ -57,6 +58,7 @@ EXIT_MEANINGS: dict[int, str] = {
     10: "unsupported here (or a gateway-only command on a CLI pointed elsewhere)",
     11: "the proposal expired before anyone decided it",
     12: "it ran and failed (an approved write, a program, a file)",
+    CANNOT_START: "the gateway could not start (a port in use, a daemon that died starting)",
     70: "internal error",
     CONFIG_ERROR: "bad configuration",
 }
@@ -96,6 +98,12 @@ def reporting(as_json: bool) -> Iterator[None]:
         else:
             err.print(f"[bold red]config error:[/] {_escape(str(exc))}")
         raise typer.Exit(CONFIG_ERROR) from exc
+    except StartupError as exc:
+        if as_json:
+            emit_json({"error": {"code": "cannot_start", "message": str(exc)}})
+        else:
+            err.print(f"[bold red]error:[/] {_escape(str(exc))}")
+        raise typer.Exit(exc.exit_code) from exc
     except (typer.Exit, typer.Abort, KeyboardInterrupt):
         raise
     except Exception as exc:  # a bug: one line, not a traceback (FRUITCTL_DEBUG=1 shows it)

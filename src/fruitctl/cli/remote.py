@@ -11,15 +11,14 @@ from __future__ import annotations
 
 import json
 import os
-import stat
 from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from fruitctl.config import ConfigError, Paths
-from fruitctl.daemon.lifecycle import UnsafeLocation, private_dir, write_private
 from fruitctl.policy.decision import Actor
+from fruitctl.private import NotPrivate, private_folder, read_private, write_private
 
 if TYPE_CHECKING:
     from fruitctl.gateway import Action
@@ -64,9 +63,9 @@ def configured(env: Mapping[str, str] = os.environ) -> Remote | None:
 def save(url: str, token: str, env: Mapping[str, str] = os.environ) -> Path:
     path = credentials_file(env)
     try:
-        private_dir(path.parent, "the stored token")
-    except UnsafeLocation as exc:
-        raise ConfigError(str(exc)) from None
+        private_folder(path.parent, "the stored token")
+    except NotPrivate as exc:
+        raise ConfigError(str(exc)) from exc
     if path.is_symlink():
         raise ConfigError(f"{path} is a symlink; remove it and log in again.")
     write_private(path, json.dumps({"url": url, "token": token}, indent=2) + "\n")
@@ -84,25 +83,16 @@ def remove(env: Mapping[str, str] = os.environ) -> Path | None:
 
 def _read(path: Path) -> Remote | None:
     try:
-        fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_CLOEXEC)
-    except FileNotFoundError:
+        text = read_private(path)
+    except NotPrivate as exc:
+        raise ConfigError(f"{exc} It holds a token: log in again if in doubt.") from exc
+    if text is None:
         return None
-    except OSError as exc:
-        raise ConfigError(
-            f"{path} cannot be read ({exc.strerror}); remove it or log in again."
-        ) from None
-    with os.fdopen(fd) as handle:
-        info = os.fstat(handle.fileno())
-        if info.st_uid != os.geteuid() or stat.S_IMODE(info.st_mode) & 0o077:
-            raise ConfigError(
-                f"{path} holds a token and others can read it (mode "
-                f"{oct(stat.S_IMODE(info.st_mode))}); run: chmod 600 {path}"
-            )
-        try:
-            data = json.load(handle)
-            url, token = data["url"], data["token"]
-        except (ValueError, KeyError, TypeError):
-            raise ConfigError(f"{path} is not fruitctl credentials; log in again.") from None
+    try:
+        data = json.loads(text)
+        url, token = data["url"], data["token"]
+    except (ValueError, KeyError, TypeError) as exc:
+        raise ConfigError(f"{path} is not fruitctl credentials; log in again.") from exc
     if not isinstance(url, str) or not isinstance(token, str):
         raise ConfigError(f"{path} is not fruitctl credentials; log in again.")
     return Remote(url, token, str(path))

@@ -19,11 +19,12 @@ import typer
 
 from fruitctl import __version__, telemetry
 from fruitctl.cli.app import services
-from fruitctl.cli.output import CONFIG_ERROR, EXIT_CODES, err, reporting
+from fruitctl.cli.output import EXIT_CODES, err, reporting
 from fruitctl.daemon import runner
 from fruitctl.daemon.control import serve_command as child_command
-from fruitctl.daemon.lifecycle import AlreadyRunning, RuntimeFiles, UnsafeLocation
+from fruitctl.daemon.lifecycle import RuntimeFiles
 from fruitctl.daemon.supervisor import Backoff, Supervisor
+from fruitctl.startup import StartupError
 
 ALREADY_RUNNING = EXIT_CODES["conflict"]
 STUCK_GRACE_S = 2.0
@@ -62,21 +63,15 @@ def serve_command(
     )
     # Imported here, not at the top: every other command (and `fruitctl mcp`'s start-up)
     # would otherwise pay for FastAPI and uvicorn on each run.
-    from fruitctl.transports.http.server import HttpServeError, HttpServer
+    from fruitctl.transports.http.server import HttpServer
 
     web = HttpServer(app, host, port)
     try:
         banner = _announcer(web.warnings, options.agent_socket if options.agent_uids else None)
         code = runner.serve(gateway, app.status, options, banner, web)
-    except HttpServeError as exc:
+    except StartupError as exc:
         _error(exc)
         raise typer.Exit(exc.exit_code) from exc
-    except AlreadyRunning as exc:
-        _error(exc)
-        raise typer.Exit(ALREADY_RUNNING) from exc
-    except UnsafeLocation as exc:
-        _error(exc)
-        raise typer.Exit(CONFIG_ERROR) from exc
     app.close()
     _exit_even_if_stuck(code)
 

@@ -14,8 +14,8 @@ from fruitctl.cli.app import JsonOption, services
 from fruitctl.cli.output import EXIT_CODES, emit_json, out, reporting
 from fruitctl.cli.serve import Host, Port
 from fruitctl.daemon import control, units
-from fruitctl.daemon.lifecycle import AlreadyRunning, RuntimeFiles, UnsafeLocation
-from fruitctl.domain.errors import ExecutionFailed
+from fruitctl.daemon.lifecycle import RuntimeFiles
+from fruitctl.startup import AlreadyRunning, StartupError
 
 server_app = typer.Typer(help="Run the daemon in the background.", no_args_is_help=True)
 service_app = typer.Typer(help="Let the system start the daemon at login.", no_args_is_help=True)
@@ -52,9 +52,9 @@ def start_command(
             f"Already running (pid {exc.pid}) on {files.socket}.",
         )
         return
-    except (control.StartFailed, UnsafeLocation) as exc:
+    except StartupError as exc:
         with reporting(as_json):
-            raise ExecutionFailed(f"The daemon did not start: {exc}") from exc
+            raise StartupError(f"The daemon did not start: {exc}") from exc
     _say(
         as_json,
         {"started": True, "pid": pid, "socketPath": str(files.socket)},

@@ -17,22 +17,18 @@ from pathlib import Path
 from typing import Any
 
 from fruitctl.daemon.lifecycle import (
-    AlreadyRunning,
     RuntimeFiles,
+    already_running,
     lock_holder,
     private_dir,
     read_pid,
-    write_private,
 )
-from fruitctl.private import make_dirs
+from fruitctl.private import make_dirs, write_private
+from fruitctl.startup import StartFailed
 from fruitctl.transports.rpc.client import RpcClient
 
 READY_TIMEOUT_S = 30.0
 POLL_S = 0.05
-
-
-class StartFailed(Exception):
-    pass
 
 
 def serve_command(
@@ -58,7 +54,7 @@ def start(
     """Start a background daemon and return its pid once it answers."""
     running = server_pid(files)
     if running is not None:
-        raise AlreadyRunning(files.socket, running)
+        raise already_running(files.socket, running)
     private_dir(files.socket.parent)
     make_dirs(log_file.parent)
     command = serve_command(supervise, host, port)

@@ -22,23 +22,19 @@ import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 
-from fruitctl.private import make_dirs
+from fruitctl.private import NotPrivate, private_folder
+from fruitctl.startup import AlreadyRunning, UnsafeLocation
 
 BACKLOG = 128
 
 
-class AlreadyRunning(Exception):
-    def __init__(self, socket_path: Path, pid: int | None) -> None:
-        holder = f" (pid {pid})" if pid else ""
-        super().__init__(
-            f"fruitctl is already serving on {socket_path}{holder}; "
-            "stop it with `fruitctl server stop` first."
-        )
-        self.pid = pid
-
-
-class UnsafeLocation(Exception):
-    """The socket cannot be placed where asked without exposing it."""
+def already_running(socket_path: Path, pid: int | None) -> AlreadyRunning:
+    holder = f" (pid {pid})" if pid else ""
+    return AlreadyRunning(
+        f"fruitctl is already serving on {socket_path}{holder}; "
+        "stop it with `fruitctl server stop` first.",
+        pid,
+    )
 
 
 @dataclass(frozen=True)
@@ -63,16 +59,10 @@ class RuntimeFiles:
 def private_dir(path: Path, holds: str = "the socket") -> None:
     """Make ``path`` (and any missing parent, each 0700) or check that it is private to us;
     ``holds`` names what it is for, in the refusal."""
-    make_dirs(path)
-    info = path.stat()
-    if info.st_uid != os.geteuid():
-        raise UnsafeLocation(f"{path} belongs to another user; {holds} needs a folder of your own.")
-    if stat.S_IMODE(info.st_mode) & 0o077:
-        mode = oct(stat.S_IMODE(info.st_mode))
-        raise UnsafeLocation(
-            f"{path} is open to other users (mode {mode}); {holds} needs a folder only you "
-            f"can enter: chmod 700 {path}"
-        )
+    try:
+        private_folder(path, holds)
+    except NotPrivate as exc:
+        raise UnsafeLocation(str(exc)) from exc
 
 
 def agents_dir(path: Path) -> None:
@@ -110,7 +100,7 @@ class InstanceLock:
             fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
         except BlockingIOError as exc:
             os.close(fd)
-            raise AlreadyRunning(socket_path, read_pid(self.path)) from exc
+            raise already_running(socket_path, read_pid(self.path)) from exc
         os.ftruncate(fd, 0)
         os.write(fd, f"{os.getpid()}\n".encode())
         self._fd = fd
@@ -177,7 +167,7 @@ def _check_replaceable(path: Path) -> None:
     if not stat.S_ISSOCK(info.st_mode):
         raise UnsafeLocation(f"{path} exists and is not a socket; refusing to replace it.")
     if answers(path):  # alive without holding our lock (say, an older fruitctl): leave it be
-        raise AlreadyRunning(path, None)
+        raise already_running(path, None)
 
 
 def answers(path: Path) -> bool:
@@ -197,15 +187,3 @@ def remove_if_ours(path: Path, inode: int) -> None:
     with contextlib.suppress(FileNotFoundError):
         if path.lstat().st_ino == inode:
             path.unlink()
-
-
-def write_private(path: Path, text: str) -> None:
-    """``text`` into ``path``, 0600 from creation, replaced atomically."""
-    fd, temporary = tempfile.mkstemp(prefix=".t", dir=path.parent)
-    try:
-        with os.fdopen(fd, "w") as handle:
-            handle.write(text)
-        os.replace(temporary, path)
-    except BaseException:
-        Path(temporary).unlink(missing_ok=True)
-        raise

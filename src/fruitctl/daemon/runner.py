@@ -32,10 +32,10 @@ from fruitctl.daemon.lifecycle import (
     bind_socket,
     private_dir,
     remove_if_ours,
-    write_private,
 )
 from fruitctl.daemon.supervisor import SUPERVISOR_ENV
 from fruitctl.gateway import Gateway
+from fruitctl.private import write_private
 from fruitctl.transports.aai import AaiDoor
 from fruitctl.transports.rpc.jsonrpc import Dispatcher
 from fruitctl.transports.rpc.methods import SERVICE, build_methods

@@ -14,10 +14,8 @@ writes, which a person may have to approve first).
 from __future__ import annotations
 
 import json
-import os
 import re
 import sys
-import tempfile
 from collections.abc import Awaitable, Callable
 from pathlib import Path
 from typing import Any
@@ -26,7 +24,7 @@ from fruitctl import __version__
 from fruitctl.domain.errors import FruitctlError, InternalError, InvalidParams, InvalidRequest
 from fruitctl.gateway import Gateway
 from fruitctl.policy.decision import Actor
-from fruitctl.private import make_dirs
+from fruitctl.private import make_dirs, write_private
 from fruitctl.tools.model import Tool
 from fruitctl.transports.rpc.jsonrpc import RunBlocking, Session
 from fruitctl.transports.rpc.methods import invoke
@@ -188,15 +186,5 @@ def install(document: dict[str, Any], aai_dir: Path, app_id: str) -> Path:
         raise InvalidParams(f"'{app_id[:128]}' is not an app id (like com.example.app).")
     target = aai_dir / app_id / "aai.json"
     make_dirs(target.parent)
-    fd, temporary = tempfile.mkstemp(prefix=".aai-", dir=target.parent)
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8") as handle:
-            json.dump(document, handle, indent=2, ensure_ascii=False)
-            handle.write("\n")
-            handle.flush()
-            os.fsync(handle.fileno())
-        os.replace(temporary, target)
-    except BaseException:
-        Path(temporary).unlink(missing_ok=True)
-        raise
+    write_private(target, json.dumps(document, indent=2, ensure_ascii=False) + "\n")
     return target

@@ -50,7 +50,8 @@ from starlette.responses import JSONResponse
 from starlette.types import ASGIApp, Receive, Scope, Send
 
 from fruitctl.policy.decision import Actor
-from fruitctl.private import make_dirs
+from fruitctl.private import NotPrivate, private_folder, read_or_create
+from fruitctl.startup import NotAllowed, StartupError
 from fruitctl.transports import asgi, net
 from fruitctl.transports.http.tokens import (
     SecretError,
@@ -69,17 +70,7 @@ MCP_PATH = "/mcp"
 DEFAULT_MAX_BODY_BYTES = 1_048_576
 ALLOW_REMOTE_ENV = "FRUITCTL_MCP_ALLOW_REMOTE"
 CHALLENGE = {"WWW-Authenticate": 'Bearer realm="fruitctl"'}
-NOT_ALLOWED_EXIT = 5  # the CLI's exit code for "not allowed"
-FAILURE_EXIT = 1
 SHUTDOWN_GRACE_SECONDS = 3  # an open SSE stream must not hold Ctrl-C up forever
-
-
-class ServeError(Exception):
-    """The HTTP server cannot start; the message says why, and never contains the token."""
-
-    def __init__(self, message: str, exit_code: int = FAILURE_EXIT) -> None:
-        super().__init__(message)
-        self.exit_code = exit_code
 
 
 # --- the guard ----------------------------------------------------------------------------------
@@ -273,45 +264,15 @@ def ensure_token(app: App) -> str:
 
 def _read_or_create(path: Path) -> tuple[str, bool]:
     """The token in ``path`` and whether it was made just now."""
-    _private_dir(path.parent)
     try:
-        fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW, 0o600)
-    except FileExistsError:
-        return _read_token(path), False
-    except OSError as exc:
-        raise ServeError(f"cannot create the token file {path}: {exc.strerror}") from None
-    token = secrets.token_urlsafe(32)
-    with os.fdopen(fd, "w", encoding="ascii") as handle:
-        handle.write(token + "\n")
-        handle.flush()
-        os.fsync(handle.fileno())
-    return token, True
-
-
-def _private_dir(path: Path) -> None:
-    try:
-        make_dirs(path)
-        if path.is_symlink() or not path.is_dir():
-            raise ServeError(f"{path} must be a directory, not a link")
-        os.chmod(path, 0o700)
-    except OSError as exc:
-        raise ServeError(f"cannot prepare {path}: {exc.strerror}") from None
-
-
-def _read_token(path: Path) -> str:
-    try:
-        fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW)
-        with os.fdopen(fd, "rb") as handle:
-            exposed = os.fstat(handle.fileno()).st_mode & 0o077
-            raw = handle.read()
-    except OSError as exc:
-        raise ServeError(f"cannot read the token file {path}: {exc.strerror}") from None
-    if exposed:
-        raise ServeError(f"{path} is readable by other users: run 'chmod 600 {path}'")
-    token = raw.decode("ascii", errors="replace").strip()
+        private_folder(path.parent, "the MCP token")
+        text, created = read_or_create(path, lambda: secrets.token_urlsafe(32) + "\n")
+    except NotPrivate as exc:
+        raise StartupError(str(exc)) from exc
+    token = text.strip()
     if not token or not token.isascii() or not token.isprintable():
-        raise ServeError(f"{path} holds no usable token: delete it and a new one is made")
-    return token
+        raise StartupError(f"{path} holds no usable token: delete it and a new one is made")
+    return token, created
 
 
 # --- the server ---------------------------------------------------------------------------------
@@ -353,16 +314,16 @@ def _api_tokens(app: App) -> TokenStore:
         if tokens.can_verify():
             tokens.key()
     except SecretError as exc:
-        raise ServeError(str(exc)) from None
+        raise StartupError(str(exc)) from None
     return tokens
 
 
 @contextlib.contextmanager
 def _exit_on_error() -> Iterator[None]:
-    """A ServeError becomes one line on stderr and the exit code it names."""
+    """A start-up failure becomes one line on stderr and the exit code it names."""
     try:
         yield
-    except ServeError as exc:
+    except StartupError as exc:
         _say(f"error: {exc}")
         raise SystemExit(exc.exit_code) from None
 
@@ -370,19 +331,15 @@ def _exit_on_error() -> Iterator[None]:
 def _refuse_remote(host: str) -> None:
     if net.is_loopback(host) or os.environ.get(ALLOW_REMOTE_ENV) == "1":
         return
-    raise ServeError(
+    raise NotAllowed(
         f"refusing to listen on {host}: a non-loopback address exposes your reminders to the "
         "network, and plain HTTP carries the bearer token in the clear. "
-        f"Set {ALLOW_REMOTE_ENV}=1 to accept that risk.",
-        NOT_ALLOWED_EXIT,
+        f"Set {ALLOW_REMOTE_ENV}=1 to accept that risk."
     )
 
 
 def _bind(host: str, port: int) -> socket.socket:
-    try:
-        return net.listen(host, port)
-    except net.ListenError as exc:
-        raise ServeError(str(exc)) from None
+    return net.listen(host, port)
 
 
 def _announce(url: str, path: Path, created: bool) -> None:

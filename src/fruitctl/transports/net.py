@@ -6,11 +6,9 @@ import errno
 import ipaddress
 import socket
 
+from fruitctl.startup import CannotListen
+
 LOOPBACK_NAMES = ("127.0.0.1", "localhost", "[::1]")
-
-
-class ListenError(Exception):
-    """The address cannot be listened on; the message says which and why."""
 
 
 def listen(host: str, port: int) -> socket.socket:
@@ -21,7 +19,7 @@ def listen(host: str, port: int) -> socket.socket:
         family, _, _, _, address = socket.getaddrinfo(host, port, type=socket.SOCK_STREAM)[0]
         listener = socket.socket(family, socket.SOCK_STREAM, socket.IPPROTO_TCP)
     except OSError as exc:
-        raise ListenError(f"cannot listen on {host}:{port}: {exc.strerror or exc}") from exc
+        raise CannotListen(f"cannot listen on {host}:{port}: {exc.strerror or exc}") from exc
     try:
         listener.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
         listener.bind(address)
@@ -34,7 +32,9 @@ def listen(host: str, port: int) -> socket.socket:
                 " (another program, or another fruitctl, holds the port: pick another with "
                 "--port, or [http] port in config.toml; --port 0 takes any free one)"
             )
-        raise ListenError(f"cannot listen on {host}:{port}: {exc.strerror or exc}{advice}") from exc
+        raise CannotListen(
+            f"cannot listen on {host}:{port}: {exc.strerror or exc}{advice}"
+        ) from exc
     return listener
 
 

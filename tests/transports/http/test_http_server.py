@@ -17,8 +17,9 @@ from mcp.client.streamable_http import streamable_http_client
 
 from fruitctl import bootstrap
 from fruitctl.policy.decision import Actor
+from fruitctl.startup import CannotListen, NotAllowed
 from fruitctl.transports.http import notify
-from fruitctl.transports.http.server import HttpServeError, HttpServer
+from fruitctl.transports.http.server import HttpServer
 from fruitctl.transports.http.tokens import TokenStore, secrets_dir
 from fruitctl.transports.mcp_http import ensure_token
 from fruitctl.transports.net import is_loopback
@@ -146,7 +147,7 @@ def test_a_busy_port_fails_before_serving(app: bootstrap.App) -> None:
     first = HttpServer(app, "127.0.0.1", 0, notifier=Recorder())  # type: ignore[arg-type]
     with first.running() as url:
         port = int(url.rsplit(":", 1)[1])
-        with pytest.raises(HttpServeError, match="cannot listen") as busy:
+        with pytest.raises(CannotListen, match="cannot listen") as busy:
             HttpServer(app, "127.0.0.1", port).bind()
     # What to do about it, in the same line.
     assert "--port" in str(busy.value) and "[http] port" in str(busy.value)
@@ -155,7 +156,7 @@ def test_a_busy_port_fails_before_serving(app: bootstrap.App) -> None:
 
 def test_non_loopback_needs_a_token_first(app: bootstrap.App) -> None:
     tokens = TokenStore(secrets_dir(app))
-    with pytest.raises(HttpServeError, match="needs tokens") as refused:
+    with pytest.raises(NotAllowed, match="needs tokens") as refused:
         HttpServer(app, "0.0.0.0", 0, tokens=tokens).bind()
     assert refused.value.exit_code == 5
     tokens.issue("admin", 600, "me")

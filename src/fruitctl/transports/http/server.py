@@ -26,6 +26,7 @@ from typing import TYPE_CHECKING
 import uvicorn
 from starlette.types import ASGIApp, Receive, Scope, Send
 
+from fruitctl.startup import NotAllowed, StartupError
 from fruitctl.transports import mcp_http, net
 from fruitctl.transports.http.app import create_app
 from fruitctl.transports.http.notify import Notifier, ProposalWatcher
@@ -36,15 +37,6 @@ if TYPE_CHECKING:
 
 WATCH_SECONDS = 2.0
 START_TIMEOUT_SECONDS = 10.0
-NOT_ALLOWED_EXIT = 5  # the CLI's exit code for "not allowed"
-
-
-class HttpServeError(Exception):
-    """The HTTP server cannot start; the message says why (and never holds a token)."""
-
-    def __init__(self, message: str, exit_code: int = 1) -> None:
-        super().__init__(message)
-        self.exit_code = exit_code
 
 
 class _Uvicorn(uvicorn.Server):
@@ -149,7 +141,7 @@ class HttpServer:
             time.sleep(0.01)
         if not self.started:
             self.stop()
-            raise HttpServeError("the HTTP server did not start")
+            raise StartupError("the HTTP server did not start")
         try:
             yield url
         finally:
@@ -160,10 +152,9 @@ class HttpServer:
         if net.is_loopback(self.host):
             return
         if not self.tokens.has_tokens():
-            raise HttpServeError(
+            raise NotAllowed(
                 f"refusing to serve HTTP on {self.host}: a non-loopback address needs tokens, and "
-                "none is issued. Make one with `fruitctl auth token --scope admin` first.",
-                NOT_ALLOWED_EXIT,
+                "none is issued. Make one with `fruitctl auth token --scope admin` first."
             )
         self.warnings.append(
             f"HTTP on {self.host}, reachable from the network: every request needs a token, "
@@ -200,7 +191,4 @@ def _beside_mcp(api: ASGIApp, mcp: ASGIApp) -> ASGIApp:
 
 
 def listen(host: str, port: int) -> socket.socket:
-    try:
-        return net.listen(host, port)
-    except net.ListenError as exc:
-        raise HttpServeError(str(exc)) from exc
+    return net.listen(host, port)

@@ -37,7 +37,7 @@ from typing import TYPE_CHECKING, Any, Literal
 import jwt
 
 from fruitctl.policy.decision import Actor
-from fruitctl.private import make_dirs
+from fruitctl.private import NotPrivate, private_folder, read_or_create, write_private
 
 if TYPE_CHECKING:
     from fruitctl.bootstrap import App
@@ -285,34 +285,13 @@ class TokenStore:
 
     def _read_or_create_secret(self) -> bytes:
         private_directory(self.directory)
-        try:
-            fd = os.open(
-                self._secret_file, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW, 0o600
-            )
-        except FileExistsError:
-            return self._read_secret()
-        except OSError as exc:
-            raise SecretError(f"cannot create {self._secret_file}: {exc.strerror}") from None
-        secret = secrets.token_bytes(SECRET_BYTES)
-        with os.fdopen(fd, "w", encoding="ascii") as handle:
-            handle.write(secret.hex() + "\n")
-            handle.flush()
-            os.fsync(handle.fileno())
-        return secret
-
-    def _read_secret(self) -> bytes:
         path = self._secret_file
         try:
-            fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW)
-            with os.fdopen(fd, "r", encoding="ascii", errors="replace") as handle:
-                exposed = os.fstat(handle.fileno()).st_mode & 0o077
-                text = handle.read().strip()
-        except OSError as exc:
-            raise SecretError(f"cannot read {path}: {exc.strerror}") from None
-        if exposed:
-            raise SecretError(f"{path} is readable by other users: run 'chmod 600 {path}'")
+            text, _ = read_or_create(path, lambda: secrets.token_bytes(SECRET_BYTES).hex() + "\n")
+        except NotPrivate as exc:
+            raise SecretError(str(exc)) from exc
         try:
-            secret = bytes.fromhex(text)
+            secret = bytes.fromhex(text.strip())
         except ValueError:
             secret = b""
         if len(secret) < SECRET_BYTES:
@@ -348,12 +327,9 @@ class TokenStore:
 
 def private_directory(path: Path) -> None:
     try:
-        make_dirs(path)
-        if path.is_symlink() or not path.is_dir():
-            raise SecretError(f"{path} must be a directory, not a link")
-        os.chmod(path, 0o700)
-    except OSError as exc:
-        raise SecretError(f"cannot prepare {path}: {exc.strerror}") from None
+        private_folder(path, "the HTTP API's secrets")
+    except NotPrivate as exc:
+        raise SecretError(str(exc)) from exc
 
 
 def _empty_state() -> dict[str, Any]:
@@ -379,10 +355,4 @@ def _prune(state: dict[str, Any]) -> None:
 
 
 def _write_private_json(path: Path, data: dict[str, Any]) -> None:
-    temporary = path.with_suffix(".tmp")
-    fd = os.open(temporary, os.O_WRONLY | os.O_CREAT | os.O_TRUNC | os.O_NOFOLLOW, 0o600)
-    with os.fdopen(fd, "w", encoding="utf-8") as handle:
-        json.dump(data, handle, indent=1, sort_keys=True)
-        handle.flush()
-        os.fsync(handle.fileno())
-    os.replace(temporary, path)
+    write_private(path, json.dumps(data, indent=1, sort_keys=True))
