@@ -20,15 +20,16 @@ from fruitctl import bootstrap
 from fruitctl.config import load
 from fruitctl.gateway import Gateway
 from fruitctl.policy.decision import Actor
+from fruitctl.services.inputs import Input
 from fruitctl.tools.context import ToolContext
-from fruitctl.tools.model import ToolInput, tool
+from fruitctl.tools.model import tool
 from fruitctl.transports.rpc.methods import build_methods
 
 AGENT = Actor("agent", "test-agent")
 HUMAN = Actor("human", "tester")
 
 
-class Nap(ToolInput):
+class Nap(Input):
     seconds: float = Field(0, description="How long to sleep.")
 
 
@@ -39,7 +40,7 @@ def nap(args: Nap, ctx: ToolContext) -> dict[str, Any]:
     return {"slept": args.seconds}
 
 
-class Nothing(ToolInput):
+class Nothing(Input):
     pass
 
 

@@ -26,8 +26,9 @@ from fruitctl.domain.errors import (
     RateLimited,
 )
 from fruitctl.policy.decision import Actor
+from fruitctl.services.inputs import Input
 from fruitctl.tools.catalog import all_tools
-from fruitctl.tools.model import ToolInput, tool
+from fruitctl.tools.model import tool
 from fruitctl.tools.registry import ToolRegistry
 from fruitctl.transports.mcp import build_server
 
@@ -395,7 +396,7 @@ def test_every_write_tool_declares_its_change() -> None:
         assert declared.change is not None, declared.name
 
 
-class Nothing(ToolInput):
+class Nothing(Input):
     pass
 
 

@@ -21,8 +21,9 @@ from pydantic import Field
 from fruitctl import bootstrap
 from fruitctl.gateway import Gateway
 from fruitctl.policy.decision import Actor
+from fruitctl.services.inputs import Input
 from fruitctl.tools.context import ToolContext
-from fruitctl.tools.model import ToolInput, tool
+from fruitctl.tools.model import tool
 from fruitctl.transports.mcp import build_server
 
 SNAPSHOT = Path(__file__).parent / "snapshots" / "mcp_tools.json"
@@ -136,7 +137,7 @@ def test_unknown_tools_are_protocol_errors(app: bootstrap.App) -> None:
     assert run(app.gateway, attempt) == "Unknown tool 'nope'."
 
 
-class Pause(ToolInput):
+class Pause(Input):
     seconds: float = Field(0, description="How long to wait.")
 
 

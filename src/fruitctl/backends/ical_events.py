@@ -43,20 +43,27 @@ Moment = date | datetime
 
 
 class BrokenObject(ValueError):
-    """Text that cannot be read as a calendar object holding an event."""
+    """Text that cannot be read as the calendar object expected (an event, a to-do)."""
 
 
 # -- parsing ---------------------------------------------------------------------------------
 
 
-def parse(text: str) -> icalendar.Calendar:
-    """A fresh, mutable parse of ``text`` (``BrokenObject`` if it holds no readable event)."""
+def read_calendar(text: str) -> icalendar.Calendar:
+    """A fresh, mutable parse of a calendar object's text (events or to-dos); ``BrokenObject``
+    if it is not a VCALENDAR."""
     try:
         cal = icalendar.Calendar.from_ical(text)
     except (ValueError, KeyError, IndexError, TypeError) as exc:
         raise BrokenObject(f"not iCalendar: {exc}") from exc
     if not isinstance(cal, icalendar.Calendar):
         raise BrokenObject("not a VCALENDAR")
+    return cal
+
+
+def parse(text: str) -> icalendar.Calendar:
+    """A fresh, mutable parse of ``text`` (``BrokenObject`` if it holds no readable event)."""
+    cal = read_calendar(text)
     events = cal.walk("VEVENT")
     if not events:
         raise BrokenObject("no VEVENT in the calendar object")

@@ -14,7 +14,9 @@ from fruitctl.domain.reminders import PriorityName, SortOrder, Status
 
 
 class Input(BaseModel):
-    # strict: JSON types as declared - `true` is not a limit and "2" is not a number.
+    """Base of every tool's input model: JSON types as declared (strict: `true` is not a limit
+    and "2" is not a number), unknown keys refused."""
+
     model_config = ConfigDict(extra="forbid", frozen=True, strict=True)
 
 

@@ -22,12 +22,6 @@ MODES: tuple[Mode, ...] = ("NORMAL", "ALERT", "DEGRADED", "LOCKDOWN", "RECOVERY"
 JsonType = Literal["string", "number", "boolean", "object", "array"]
 
 
-class ToolInput(BaseModel):
-    """Base of every tool's input model: JSON types as declared, unknown keys refused."""
-
-    model_config = ConfigDict(extra="forbid", frozen=True, strict=True)
-
-
 class ToolParameter(BaseModel):
     name: str
     type: JsonType

@@ -8,6 +8,7 @@ import pytest
 from caldav_server import Account, OpenBackend, vtodo
 
 from fruitctl.backends.caldav import CaldavReminders, todos
+from fruitctl.backends.ical_events import BrokenObject
 from fruitctl.ports import NewReminder, ReminderQuery, ReminderScope
 
 NEW_YORK = timezone(timedelta(hours=-5))
@@ -144,7 +145,7 @@ def test_garbage_is_a_broken_todo() -> None:
         "BEGIN:VCALENDAR\r\nEND:VCALENDAR\r\n",
         vtodo("x", "PRIORITY:hi"),
     ):
-        with pytest.raises(todos.BrokenTodo):
+        with pytest.raises(BrokenObject):
             todos.read(text, "list")
 
 

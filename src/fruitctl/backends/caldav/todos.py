@@ -30,6 +30,7 @@ from typing import Any, cast
 import icalendar
 
 from fruitctl.backends import ical_events
+from fruitctl.backends.ical_events import BrokenObject
 from fruitctl.backends.local.mirror import MirroredReminder
 from fruitctl.domain.dates import DateOrDateTime, now, wire_zone
 from fruitctl.ports import NewReminder, ReminderChanges
@@ -40,39 +41,27 @@ FLAG = "X-FRUITCTL-FLAGGED"
 _EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
 
 
-class BrokenTodo(ValueError):
-    """Text that cannot be read as a calendar object holding a VTODO."""
-
-
 # -- reading -------------------------------------------------------------------------------------
-
-
-def parse(text: str) -> icalendar.Calendar:
-    try:
-        cal = icalendar.Calendar.from_ical(text)
-    except (ValueError, KeyError, IndexError, TypeError) as exc:
-        raise BrokenTodo(f"not iCalendar: {exc}") from exc
-    if not isinstance(cal, icalendar.Calendar):
-        raise BrokenTodo("not a VCALENDAR")
-    return cal
 
 
 def master(cal: icalendar.Calendar) -> icalendar.Todo:
     """The VTODO itself (an overridden instance of a repeating one has a RECURRENCE-ID)."""
     todos = [c for c in cal.walk("VTODO") if "RECURRENCE-ID" not in c]
     if not todos or not str(todos[0].get("UID", "")):
-        raise BrokenTodo("no VTODO with a UID")
+        raise BrokenObject("no VTODO with a UID")
     return cast(icalendar.Todo, todos[0])
 
 
 def read(text: str, list_id: str) -> MirroredReminder:
-    """The reminder a calendar object holds, or ``BrokenTodo``."""
+    """The reminder a calendar object holds, or ``BrokenObject``."""
     try:
-        return _read(master(parse(ical_events.without_known_zones(text))), list_id)
-    except BrokenTodo:
+        return _read(
+            master(ical_events.read_calendar(ical_events.without_known_zones(text))), list_id
+        )
+    except BrokenObject:
         raise
     except (ValueError, KeyError, IndexError, TypeError, AttributeError) as exc:
-        raise BrokenTodo(f"unreadable VTODO: {exc}") from exc
+        raise BrokenObject(f"unreadable VTODO: {exc}") from exc
 
 
 def _read(todo: icalendar.Todo, list_id: str) -> MirroredReminder:
@@ -203,7 +192,7 @@ def new_text(uid: str, item: NewReminder, stamp: datetime) -> str:
 
 def changed_text(text: str, changes: ReminderChanges, stamp: datetime) -> str:
     """``text`` with ``changes`` made to its VTODO and its stamps moved to ``stamp``."""
-    cal = parse(text)
+    cal = ical_events.read_calendar(text)
     _apply(master(cal), changes, stamp)
     return _serialize(cal)
 

@@ -6,12 +6,13 @@ from typing import Any
 
 from pydantic import Field
 
+from fruitctl.services.inputs import Input
 from fruitctl.tools import outputs
 from fruitctl.tools.context import ToolContext, current_actor
-from fruitctl.tools.model import ToolInput, tool
+from fruitctl.tools.model import tool
 
 
-class GetProposal(ToolInput):
+class GetProposal(Input):
     id: str = Field(description="The proposalId returned when the write was proposed.")
 
 

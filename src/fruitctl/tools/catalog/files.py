@@ -14,10 +14,11 @@ from fruitctl.approvals.changes import WRITE_FILE
 from fruitctl.domain.errors import InternalError
 from fruitctl.policy.governance import ToolRules
 from fruitctl.policy.targets import PATHS_READ, PATHS_WRITE
+from fruitctl.services.inputs import Input
 from fruitctl.services.paths import PathRules
 from fruitctl.tools import outputs
 from fruitctl.tools.context import ToolContext
-from fruitctl.tools.model import ToolInput, tool
+from fruitctl.tools.model import tool
 
 DEFAULT_MAX_MB = 10.0
 """The size cap when governance sets none: a file tool is never unbounded."""
@@ -28,7 +29,7 @@ _PATH = (
 )
 
 
-class ReadFileInput(ToolInput):
+class ReadFileInput(Input):
     path: str = Field(description=f"The file to read. {_PATH}")
     max_size_mb: float = Field(
         DEFAULT_MAX_MB,
@@ -39,11 +40,11 @@ class ReadFileInput(ToolInput):
     )
 
 
-class ListDirectoryInput(ToolInput):
+class ListDirectoryInput(Input):
     path: str = Field(description=f"The folder to list. {_PATH}")
 
 
-class WriteFileInput(ToolInput):
+class WriteFileInput(Input):
     path: str = Field(
         description=f"The file to create or replace; its folder must already exist. {_PATH}"
     )

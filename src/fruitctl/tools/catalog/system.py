@@ -13,11 +13,11 @@ from typing import Any, Literal
 from pydantic import Field
 
 from fruitctl.sandbox import Limits
-from fruitctl.services.inputs import parse
+from fruitctl.services.inputs import Input, parse
 from fruitctl.services.system import LINES_MAX, PID_MAX, SINCE_MAX_MINUTES, SystemService
 from fruitctl.tools import outputs
 from fruitctl.tools.context import ToolContext
-from fruitctl.tools.model import ToolInput, tool
+from fruitctl.tools.model import tool
 
 Level = Literal["emerg", "alert", "crit", "err", "warning", "notice", "info", "debug"]
 CHILD_TARGET = "fruitctl.tools.catalog.system:read_logs_in_child"
@@ -26,11 +26,11 @@ CHILD_LIMITS = Limits(cpu_seconds=30, memory_mb=2048, file_size_mb=16, open_file
 journalctl keeps one descriptor per journal file open (the default 256 can be too few)."""
 
 
-class NoInput(ToolInput):
+class NoInput(Input):
     """This tool takes no arguments."""
 
 
-class ProcessHealthInput(ToolInput):
+class ProcessHealthInput(Input):
     name: str | None = Field(
         None,
         min_length=1,
@@ -46,7 +46,7 @@ class ProcessHealthInput(ToolInput):
     )
 
 
-class ReadSystemLogsInput(ToolInput):
+class ReadSystemLogsInput(Input):
     since_minutes: int = Field(
         60,
         ge=1,

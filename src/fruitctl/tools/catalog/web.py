@@ -6,13 +6,14 @@ from typing import Any
 
 from pydantic import Field
 
+from fruitctl.services.inputs import Input
 from fruitctl.services.web import QUERY_MAX, RESULTS_MAX, DomainRules
 from fruitctl.tools import outputs
 from fruitctl.tools.context import ToolContext
-from fruitctl.tools.model import ToolInput, tool
+from fruitctl.tools.model import tool
 
 
-class WebSearchInput(ToolInput):
+class WebSearchInput(Input):
     query: str = Field(
         min_length=1,
         max_length=QUERY_MAX,
