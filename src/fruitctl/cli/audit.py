@@ -6,12 +6,11 @@ from typing import Annotated, Any
 
 import typer
 from rich.markup import escape
-from rich.table import Table
 from rich.text import Text
 
 from fruitctl.cli.app import JsonOption, client
 from fruitctl.cli.governance import _seconds
-from fruitctl.cli.output import EXIT_CODES, err, out, run
+from fruitctl.cli.output import EXIT_CODES, err, out, run, show_table
 
 audit_app = typer.Typer(
     help="The audit log: every change, who made it and when, hash-chained.",
@@ -52,23 +51,23 @@ def verify_command(as_json: JsonOption = False) -> None:
 
 
 def _show_entries(rows: list[dict[str, Any]]) -> None:
-    if not rows:
-        out.print("[dim]No audit entries.[/]")
-        return
-    table = Table(box=None, pad_edge=False, header_style="bold")
-    for column in ("SEQ", "AT", "ACTOR", "EVENT", "PROPOSAL", "TOOL"):
-        table.add_column(column, justify="right" if column == "SEQ" else "left")
-    for r in rows:
-        # Text, not markup: actors and events come from agents and must print as written.
-        table.add_row(
-            str(r["seq"]),
-            Text(r["at"]),
-            Text(r["actor"]),
-            Text(r["event"]),
-            _optional(r["proposalId"]),
-            _optional(r["tool"]),
-        )
-    out.print(table)
+    # Text, not markup: actors and events come from agents and must print as written.
+    show_table(
+        ("SEQ", "AT", "ACTOR", "EVENT", "PROPOSAL", "TOOL"),
+        (
+            (
+                str(r["seq"]),
+                Text(r["at"]),
+                Text(r["actor"]),
+                Text(r["event"]),
+                _optional(r["proposalId"]),
+                _optional(r["tool"]),
+            )
+            for r in rows
+        ),
+        empty="No audit entries.",
+        right={"SEQ"},
+    )
 
 
 def _optional(value: str | None) -> Text:

@@ -8,7 +8,7 @@ from typing import Any
 from rich.table import Table
 from rich.text import Text
 
-from fruitctl.cli.output import out
+from fruitctl.cli.output import out, show_table
 from fruitctl.domain.dates import parse_date_or_datetime
 
 
@@ -28,24 +28,21 @@ def show_calendars(calendars: list[dict[str, Any]]) -> None:
 
 def show_events(events: list[dict[str, Any]], *, local: bool = True) -> None:
     """A table of events; times in the local zone unless ``local`` is off (then as given)."""
-    if not events:
-        out.print("[dim]No events.[/]")
-        return
-    table = Table(box=None, pad_edge=False, header_style="bold")
-    for column in ("WHEN", "TITLE", "CALENDAR", "WHERE", "ID"):
-        table.add_column(column)
+    rows = []
     for event in events:
         title = Text(event["title"])
         if event.get("seriesId") or event.get("recurrence"):
             title.append(" ↻", style="cyan")
-        table.add_row(
-            when(event["startAt"], event["endAt"], local=local),
-            title,
-            event.get("calendarName", ""),
-            event.get("location") or "",
-            Text(event["id"], style="dim"),
+        rows.append(
+            (
+                when(event["startAt"], event["endAt"], local=local),
+                title,
+                Text(event.get("calendarName", "")),
+                Text(event.get("location") or ""),
+                Text(event["id"], style="dim"),
+            )
         )
-    out.print(table)
+    show_table(("WHEN", "TITLE", "CALENDAR", "WHERE", "ID"), rows, empty="No events.")
 
 
 def show_window(result: dict[str, Any]) -> None:

@@ -6,10 +6,9 @@ import re
 from typing import Annotated, Any
 
 import typer
-from rich.table import Table
 
 from fruitctl.cli.app import JsonOption, client, services
-from fruitctl.cli.output import out, run
+from fruitctl.cli.output import out, run, show_table
 from fruitctl.domain.errors import InvalidParams
 from fruitctl.policy.modes import parse_mode
 
@@ -75,19 +74,20 @@ def _show_mode(state: dict[str, Any]) -> None:
 
 
 def _show_stats(rows: list[dict[str, Any]]) -> None:
-    if not rows:
-        out.print("[dim]No tool calls in that window.[/]")
-        return
-    table = Table(box=None, pad_edge=False, header_style="bold")
     counted = ("calls", "executed", "proposed", "approved", "blocked", "failed")
-    for column in ("TOOL", *(c.upper() for c in counted), "ERROR RATE", "P50 MS", "P95 MS"):
-        table.add_column(column, justify="left" if column == "TOOL" else "right")
-    for r in rows:
-        table.add_row(
-            r["tool"],
-            *(str(r[c]) for c in counted),
-            f"{r['errorRate']:.1%}",
-            f"{r['p50Ms']:.2f}",
-            f"{r['p95Ms']:.2f}",
-        )
-    out.print(table)
+    columns = ("TOOL", *(c.upper() for c in counted), "ERROR RATE", "P50 MS", "P95 MS")
+    show_table(
+        columns,
+        (
+            (
+                r["tool"],
+                *(str(r[c]) for c in counted),
+                f"{r['errorRate']:.1%}",
+                f"{r['p50Ms']:.2f}",
+                f"{r['p95Ms']:.2f}",
+            )
+            for r in rows
+        ),
+        empty="No tool calls in that window.",
+        right=set(columns[1:]),
+    )

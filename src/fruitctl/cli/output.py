@@ -9,7 +9,7 @@ from __future__ import annotations
 import json
 import os
 import sys
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Collection, Iterable, Iterator, Sequence
 from contextlib import contextmanager
 from typing import Any, NoReturn
 
@@ -66,6 +66,30 @@ EXIT_MEANINGS: dict[int, str] = {
 # Piped output is read by scripts and logs: do not wrap it at 80 columns.
 out = Console(highlight=False, soft_wrap=False, width=None if sys.stdout.isatty() else 200)
 err = Console(stderr=True, highlight=False, soft_wrap=True)
+
+
+def show_table(
+    columns: Sequence[str],
+    rows: Iterable[Sequence[Any]],
+    *,
+    empty: str,
+    right: Collection[str] = (),
+) -> None:
+    """An aligned table of ``rows`` under ``columns`` (those in ``right`` aligned right), or
+    the dimmed line ``empty`` when there are no rows. Cells are plain strings or rich
+    ``Text`` (what agents wrote goes in ``Text``, never as markup)."""
+    rows = list(rows)
+    if not rows:
+        out.print(f"[dim]{empty}[/]")
+        return
+    from rich.table import Table  # only commands that print a table pay for it
+
+    table = Table(box=None, pad_edge=False, header_style="bold")
+    for column in columns:
+        table.add_column(column, justify="right" if column in right else "left")
+    for row in rows:
+        table.add_row(*row)
+    out.print(table)
 
 
 def emit_json(data: Any) -> None:

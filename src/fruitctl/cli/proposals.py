@@ -10,7 +10,7 @@ from rich.table import Table
 from rich.text import Text
 
 from fruitctl.cli.app import JsonOption, client
-from fruitctl.cli.output import err, out, report_failures, run
+from fruitctl.cli.output import err, out, report_failures, run, show_table
 from fruitctl.domain.errors import InvalidParams
 
 proposals_app = typer.Typer(
@@ -134,22 +134,21 @@ def _show_config(values: dict[str, Any]) -> None:
 
 
 def _show_list(rows: list[dict[str, Any]]) -> None:
-    if not rows:
-        out.print("[dim]No proposals.[/]")
-        return
-    table = Table(box=None, pad_edge=False, header_style="bold")
-    for column in ("ID", "STATUS", "TOOL", "SUMMARY", "BY", "CREATED"):
-        table.add_column(column)
-    for r in rows:
-        table.add_row(
-            r["id"],
-            _status(r["status"]),
-            r["tool"],
-            Text(r["summary"]),
-            r["actor"],
-            (r["createdAt"] or "")[:16].replace("T", " "),
-        )
-    out.print(table)
+    show_table(
+        ("ID", "STATUS", "TOOL", "SUMMARY", "BY", "CREATED"),
+        (
+            (
+                r["id"],
+                _status(r["status"]),
+                r["tool"],
+                Text(r["summary"]),
+                Text(r["actor"]),
+                (r["createdAt"] or "")[:16].replace("T", " "),
+            )
+            for r in rows
+        ),
+        empty="No proposals.",
+    )
 
 
 def _show_one(p: dict[str, Any]) -> None:

@@ -9,7 +9,7 @@ from typing import Any
 from rich.table import Table
 from rich.text import Text
 
-from fruitctl.cli.output import out
+from fruitctl.cli.output import out, show_table
 from fruitctl.domain.dates import now, parse_date_or_datetime
 from fruitctl.domain.reminders import priority_name
 
@@ -31,22 +31,18 @@ def show_reminders(items: Any) -> None:
     if not isinstance(items, list) or not all(_is_reminder(i) for i in items):
         out.print_json(json.dumps(items, ensure_ascii=False))
         return
-    if not items:
-        out.print("[dim]No reminders.[/]")
-        return
-    table = Table(box=None, pad_edge=False, header_style="bold")
-    for column in ("", "TITLE", "LIST", "DUE", "TAGS", "ID"):
-        table.add_column(column)
-    for r in items:
-        table.add_row(
+    rows = (
+        (
             "✓" if r.get("isCompleted") else "○",
             _title(r["title"], r.get("priority", 0), r.get("isFlagged", False)),
-            r.get("listName", ""),
+            Text(r.get("listName", "")),
             due_text(r.get("dueDate") or r.get("dueAt"), done=r.get("isCompleted", False)),
-            " ".join(r.get("tags") or []),
+            Text(" ".join(r.get("tags") or [])),
             Text(r["id"], style="dim"),
         )
-    out.print(table)
+        for r in items
+    )
+    show_table(("", "TITLE", "LIST", "DUE", "TAGS", "ID"), rows, empty="No reminders.")
 
 
 def show_reminder(r: dict[str, Any]) -> None:

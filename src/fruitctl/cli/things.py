@@ -5,11 +5,10 @@ from __future__ import annotations
 from typing import Annotated, Any
 
 import typer
-from rich.table import Table
 from rich.text import Text
 
 from fruitctl.cli.app import JsonOption, client
-from fruitctl.cli.output import is_pending, out, run, show_pending
+from fruitctl.cli.output import is_pending, out, run, show_pending, show_table
 from fruitctl.domain.errors import Unsupported
 
 things_app = typer.Typer(
@@ -53,7 +52,7 @@ def projects_command(as_json: JsonOption = False) -> None:
     run(
         as_json,
         lambda: client(as_json).call("list_projects", {}),
-        lambda rows: _table(rows, columns),
+        lambda rows: _table(rows, columns, empty="No projects."),
     )
 
 
@@ -64,7 +63,7 @@ def areas_command(as_json: JsonOption = False) -> None:
     run(
         as_json,
         lambda: client(as_json).call("list_areas", {}),
-        lambda rows: _table(rows, columns),
+        lambda rows: _table(rows, columns, empty="No areas."),
     )
 
 
@@ -75,7 +74,7 @@ def tags_command(as_json: JsonOption = False) -> None:
     run(
         as_json,
         lambda: client(as_json).call("list_tags", {}),
-        lambda rows: _table(rows, columns),
+        lambda rows: _table(rows, columns, empty="No tags."),
     )
 
 
@@ -176,9 +175,6 @@ def _show_written(result: dict[str, Any]) -> None:
 
 
 def _show_todos(found: dict[str, Any]) -> None:
-    if not found["todos"]:
-        out.print("[dim]No to-dos.[/]")
-        return
     rows = [
         {**t, "when": t["startDate"] or "", "in": (t["project"] or t["area"] or {}).get("title")}
         for t in found["todos"]
@@ -192,7 +188,7 @@ def _show_todos(found: dict[str, Any]) -> None:
         ("TAGS", "tags"),
         ("ID", "id"),
     )
-    _table(rows, columns)
+    _table(rows, columns, empty="No to-dos.")
     if found["total"] > found["count"]:
         out.print(f"[dim]{found['count']} of {found['total']}; --limit shows more.[/]")
 
@@ -219,13 +215,12 @@ def _show_todo(todo: dict[str, Any]) -> None:
         out.print(f"          [{'x' if item['done'] else ' '}] {item['title']}", markup=False)
 
 
-def _table(rows: list[dict[str, Any]], columns: tuple[tuple[str, str], ...]) -> None:
-    table = Table(box=None, pad_edge=False, header_style="bold")
-    for header, _ in columns:
-        table.add_column(header)
-    for row in rows:
-        table.add_row(*(Text(_cell(row.get(key))) for _, key in columns))  # never markup
-    out.print(table)
+def _table(rows: list[dict[str, Any]], columns: tuple[tuple[str, str], ...], *, empty: str) -> None:
+    show_table(
+        [header for header, _ in columns],
+        ([Text(_cell(row.get(key))) for _, key in columns] for row in rows),  # never markup
+        empty=empty,
+    )
 
 
 def _cell(value: Any) -> str:
