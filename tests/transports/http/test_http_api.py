@@ -295,3 +295,27 @@ def test_an_allowlist_tightened_after_filing_refuses_the_approval(
     # The allowlist is the agents': the person's own write through the API is not refused.
     own = admin.post("/reminders", json={"title": "Mine", "list": {"name": "Errands"}})
     assert own.status_code == 201, own.text
+
+
+@pytest.mark.parametrize(
+    ("path", "param", "tool", "argument"),
+    [
+        ("/reminders", "limit", "query_reminders", "limit"),
+        ("/reminders/open", "limit", "open_reminders", "limit"),
+        ("/reminders/open", "includeNoDueDate", "open_reminders", "includeNoDueDate"),
+        ("/calendar/events", "limit", "query_events", "limit"),
+        ("/calendar/upcoming", "days", "calendar_upcoming", "days"),
+        ("/calendar/upcoming", "limit", "calendar_upcoming", "limit"),
+        ("/things/todos", "limit", "query_todos", "limit"),
+    ],
+)
+def test_route_parameters_carry_the_tools_own_bounds(
+    app: bootstrap.App, api: FastAPI, path: str, param: str, tool: str, argument: str
+) -> None:
+    listed = {p["name"]: p for p in api.openapi()["paths"][path]["get"]["parameters"]}
+    declared = listed[param]["schema"]
+    found = app.gateway.registry.get(tool)
+    assert found is not None
+    expected = found.definition.input_schema["properties"][argument]
+    for word in ("minimum", "maximum", "default"):
+        assert declared.get(word) == expected.get(word), (path, param, word)

@@ -12,6 +12,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
+from fastapi import Query
 from starlette.concurrency import run_in_threadpool
 from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
@@ -64,6 +65,20 @@ class Door:
         """A blocking call (approvals, audit) on a worker thread; its error becomes a response
         through the app's handler."""
         return await run_in_threadpool(function, *args)
+
+    def query(self, tool: str, name: str, **options: Any) -> Any:
+        """A query parameter with the default, bounds and description the tool's own input
+        schema gives its argument ``name``, so a route never restates them (``options`` adds
+        an alias, say)."""
+        found = self.app.gateway.registry.get(tool)
+        if found is None:
+            raise LookupError(f"no tool {tool!r} for a route parameter")
+        field = found.definition.input_schema["properties"][name]
+        limits = {"minimum": "ge", "maximum": "le", "exclusiveMinimum": "gt"}
+        bounds = {key: field[word] for word, key in limits.items() if word in field}
+        if "description" in field:
+            bounds["description"] = field["description"]
+        return Query(field.get("default"), **bounds, **options)
 
     def body_schema(self, tool: str, *, item: str | None = None, drop: str | None = None) -> Any:
         """``openapi_extra`` declaring a route's JSON body as the tool's own input schema (or the

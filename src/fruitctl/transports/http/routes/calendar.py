@@ -58,7 +58,7 @@ def router(door: Door, user: Callable[..., Any]) -> APIRouter:
         ] = None,
         to: Annotated[str | None, Query(description="ISO 8601; default 7 days on")] = None,
         calendar: Annotated[str | None, Query(description="A calendar name or id")] = None,
-        limit: Annotated[int, Query(ge=1, le=1000)] = 200,
+        limit: int = door.query("query_events", "limit"),
     ) -> Response:
         wanted = {"from": start, "to": to, "calendar": calendar, "limit": limit}
         args = {key: value for key, value in wanted.items() if value is not None}
@@ -73,8 +73,8 @@ def router(door: Door, user: Callable[..., Any]) -> APIRouter:
     async def upcoming(
         request: Request,
         claims: Caller,
-        days: Annotated[int, Query(ge=1, le=30)] = 7,
-        limit: Annotated[int, Query(ge=1, le=500)] = 100,
+        days: int = door.query("calendar_upcoming", "days"),
+        limit: int = door.query("calendar_upcoming", "limit"),
         timezone: Annotated[str | None, Query(description="An IANA zone")] = None,
     ) -> Response:
         args: dict[str, Any] = {"days": days, "limit": limit}

@@ -52,7 +52,7 @@ def router(door: Door, user: Callable[..., Any]) -> APIRouter:
         query: Annotated[
             str | None, Query(description="A JMESPath expression run on the reminders")
         ] = None,
-        limit: Annotated[int, Query(ge=1, le=200)] = 50,
+        limit: int = door.query("query_reminders", "limit"),
     ) -> Response:
         # One of list, listId, all=true (more is a 422, as the tool says).
         selector = _given(name=list_name, id=list_id, all=all_lists or None)
@@ -77,8 +77,10 @@ def router(door: Door, user: Callable[..., Any]) -> APIRouter:
     async def open_reminders(
         request: Request,
         claims: Caller,
-        limit: Annotated[int, Query(ge=1, le=1000)] = 200,
-        include_no_due: Annotated[bool, Query(alias="includeNoDueDate")] = True,
+        limit: int = door.query("open_reminders", "limit"),
+        include_no_due: bool = door.query(
+            "open_reminders", "includeNoDueDate", alias="includeNoDueDate"
+        ),
     ) -> Response:
         args = {"limit": limit, "includeNoDueDate": include_no_due}
         return await door.call("open_reminders", args, claims, request)

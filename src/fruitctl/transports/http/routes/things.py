@@ -45,7 +45,7 @@ def router(door: Door, user: Callable[..., Any]) -> APIRouter:
         project: Annotated[str | None, Query(description="A project name or id")] = None,
         area: Annotated[str | None, Query(description="An area name or id")] = None,
         tag: Annotated[str | None, Query(description="A tag name")] = None,
-        limit: Annotated[int, Query(ge=1, le=1000)] = 200,
+        limit: int = door.query("query_todos", "limit"),
     ) -> Response:
         wanted = {"view": view, "project": project, "area": area, "tag": tag, "limit": limit}
         args = {key: value for key, value in wanted.items() if value is not None}
