@@ -1,7 +1,9 @@
-"""Seed 001's filesystem tools (section 7.1): ``read_file``, ``list_directory``, ``write_file``.
+"""The filesystem tools: ``read_file``, ``list_directory``, ``write_file``.
 
-Each tool turns its governance rules into ``PathRules`` on every call, so a changed
-governance.yaml applies at once, and leaves the path checks to ``services.files``.
+Each tool turns the governance rules the gateway was built with into ``PathRules`` on every
+call and leaves the path checks to ``services.files``. governance.yaml is read when the gateway
+is built: a change applies to the next ``fruitctl`` command, and to a running daemon once it
+is restarted (``fruitctl server stop`` then ``start``).
 """
 
 from __future__ import annotations
