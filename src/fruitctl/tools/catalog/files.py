@@ -2,8 +2,8 @@
 
 Each tool turns the governance rules the gateway was built with into ``PathRules`` on every
 call and leaves the path checks to ``services.files``. governance.yaml is read when the gateway
-is built: a change applies to the next ``fruitctl`` command, and to a running daemon once it
-is restarted (``fruitctl server stop`` then ``start``).
+is built: a change applies to the next ``fruitctl`` command, and to a running server (the
+daemon, ``fruitctl mcp``) once it restarts.
 """
 
 from __future__ import annotations
