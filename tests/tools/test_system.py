@@ -16,16 +16,16 @@ import pytest
 
 from fruitctl.domain.errors import FruitctlError, InvalidParams, Unsupported
 from fruitctl.sandbox import find_program
-from fruitctl.services.system import (
+from fruitctl.services.system import SystemService
+from fruitctl.services.system.log_formats import (
     LogQuery,
-    SystemService,
     journal_argv,
     parse_journal_line,
-    parse_nvidia_smi,
     parse_unified_log_line,
     unified_log_argv,
     unified_log_predicate,
 )
+from fruitctl.services.system.metrics import parse_nvidia_smi
 from fruitctl.tools.catalog import system as catalog
 from fruitctl.tools.context import ToolContext
 

@@ -123,6 +123,11 @@ def format_datetime(value: datetime) -> str:
     return _whole_minute_offset(placed.replace(microsecond=0)).isoformat()
 
 
+def format_epoch(seconds: float) -> str:
+    """An instant given in epoch seconds, as ``format_datetime`` writes it."""
+    return format_datetime(datetime.fromtimestamp(seconds, UTC))
+
+
 def format_keeping_offset(value: DateOrDateTime) -> str:
     """An event's start or end: a date stays a date, a date-time keeps the offset it has."""
     if not isinstance(value, datetime):
