@@ -9,7 +9,7 @@ from contextlib import contextmanager
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
-from fruitctl.services.web import MAX_RESPONSE_BYTES
+from fruitctl.backends.search import MAX_RESPONSE_BYTES
 
 Respond = Callable[["Handler"], None]
 

@@ -22,9 +22,10 @@ from fruitctl import telemetry
 from fruitctl.approvals.audit import AuditLog
 from fruitctl.approvals.config import ConfigStore
 from fruitctl.approvals.engine import Approvals
-from fruitctl.config import Config, ConfigError
+from fruitctl.config import Config, ConfigError, WebConfig
 from fruitctl.domain.dates import use_zone
 from fruitctl.domain.errors import from_code
+from fruitctl.domain.hosts import DomainRules
 from fruitctl.gateway import Action, Gateway
 from fruitctl.policy import governance as governance_module
 from fruitctl.policy.decision import Actor
@@ -276,7 +277,6 @@ class App:
     def _factories(self, rules: governance_module.Governance) -> dict[str, Callable[[], Any]]:
         from fruitctl.services.files import FileService
         from fruitctl.services.system import SystemService
-        from fruitctl.services.web import DomainRules, web_service_from_config
 
         web_rules = rules.of("web_search")
         return {
@@ -287,11 +287,22 @@ class App:
             "things": lambda: self.things,
             "files": FileService,
             "system": SystemService,
-            "web": lambda: web_service_from_config(
+            "web": lambda: web_search_service(
                 self.config.settings.web,
                 DomainRules(web_rules.allowed_domains, web_rules.forbidden_domains),
             ),
         }
+
+
+def web_search_service(web: WebConfig, rules: DomainRules) -> Any:
+    """The web search ``[web]`` in config.toml describes, under ``rules``; a provider that is
+    missing fails each search with what to configure."""
+    from fruitctl.backends import search
+    from fruitctl.services.web import WebSearchService
+
+    return WebSearchService(
+        search.provider(web.provider, web.searxng_url, web.timeout_seconds), rules
+    )
 
 
 def build(config: Config | None = None) -> App:

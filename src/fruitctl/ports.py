@@ -321,3 +321,30 @@ class ThingsBackend(Protocol):
     def status(self) -> dict[str, Any]:
         """Whether the store can be read and, if not, why."""
         ...
+
+
+# -- web search ------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class SearchResult:
+    title: str
+    url: str
+    snippet: str
+
+
+class SearchProvider(Protocol):
+    @property
+    def name(self) -> str:
+        """What the result calls the provider: ``duckduckgo``, ``searxng``, ``none``."""
+        ...
+
+    @property
+    def hosts(self) -> tuple[str, ...]:
+        """Every host a search contacts (what the outbound gate checks)."""
+        ...
+
+    def search(self, query: str, max_results: int) -> list[SearchResult]:
+        """Best first; at least ``max_results`` when the provider has them (more is fine: the
+        service drops what the rules refuse, then keeps ``max_results``)."""
+        ...

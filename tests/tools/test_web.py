@@ -25,6 +25,8 @@ from searx_server import (
     slow_answer,
 )
 
+from fruitctl.backends.search import DuckDuckGoProvider, SearxNGProvider
+from fruitctl.bootstrap import web_search_service
 from fruitctl.config import WebConfig
 from fruitctl.domain.errors import (
     BackendUnavailable,
@@ -34,14 +36,9 @@ from fruitctl.domain.errors import (
     Timeout,
     Unsupported,
 )
+from fruitctl.domain.hosts import DomainRules
 from fruitctl.policy.governance import ToolRules
-from fruitctl.services.web import (
-    DomainRules,
-    DuckDuckGoProvider,
-    SearxNGProvider,
-    WebSearchService,
-    web_service_from_config,
-)
+from fruitctl.services.web import WebSearchService
 from fruitctl.tools.catalog.web import TOOLS, WebSearchInput, web_search
 from fruitctl.tools.context import ToolContext
 
@@ -327,7 +324,7 @@ def test_the_longest_query_is_accepted(searx: FakeSearx) -> None:
     ],
 )
 def test_no_provider_says_how_to_configure_one(config: WebConfig, words: str) -> None:
-    service = web_service_from_config(config, ANY_HOST)
+    service = web_search_service(config, ANY_HOST)
 
     with pytest.raises(Unsupported) as caught:
         service.search("fruit")
@@ -341,7 +338,7 @@ def test_searxng_from_config_searches(searx: FakeSearx) -> None:
     config = WebConfig(provider="searxng", searxng_url=searx.url + "/", timeout_seconds=2)
     rules = DomainRules(forbidden=["evil.test"])
 
-    answer = web_service_from_config(config, rules).search("fruit", 10)
+    answer = web_search_service(config, rules).search("fruit", 10)
 
     assert answer["provider"] == "searxng"
     assert "http://evil.test/x" not in urls(answer)
@@ -403,7 +400,7 @@ def test_the_tool_gate_uses_its_governance_rules(searx: FakeSearx) -> None:
 
 
 def test_duckduckgo_is_built_without_touching_the_network() -> None:
-    service = web_service_from_config(WebConfig(provider="duckduckgo"), ANY_HOST)
+    service = web_search_service(WebConfig(provider="duckduckgo"), ANY_HOST)
 
     assert isinstance(service.provider, DuckDuckGoProvider)
     assert service.provider.name == "duckduckgo"

@@ -265,8 +265,8 @@ def _refuse_off_by_mistake(
 def _check_targets(path: Path, text: str, name: str, rules: ToolRules) -> None:
     """Path patterns and domains must be readable now: a rule that cannot be read would
     otherwise only fail at the first call - or worse, allow something it meant to refuse."""
+    from fruitctl.domain.hosts import DomainRules
     from fruitctl.services.paths import PathRules
-    from fruitctl.services.web import DomainRules
 
     checks = (
         ("allowed_paths", lambda: PathRules.from_patterns(rules.allowed_paths, [])),

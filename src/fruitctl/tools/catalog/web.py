@@ -6,8 +6,9 @@ from typing import Any
 
 from pydantic import Field
 
+from fruitctl.domain.hosts import DomainRules
 from fruitctl.services.inputs import Input
-from fruitctl.services.web import QUERY_MAX, RESULTS_MAX, DomainRules
+from fruitctl.services.web import QUERY_MAX, RESULTS_MAX
 from fruitctl.tools import outputs
 from fruitctl.tools.context import ToolContext
 from fruitctl.tools.model import tool
