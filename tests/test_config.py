@@ -75,7 +75,7 @@ def test_an_unknown_backend_is_a_clear_error(monkeypatch: pytest.MonkeyPatch) ->
 
 def test_a_third_party_backend_loads_by_dotted_path(monkeypatch: pytest.MonkeyPatch) -> None:
     # A plug-in factory receives the Config; here it is the local backend under another name.
-    monkeypatch.setenv("FRUITCTL_REMINDERS__BACKEND", "fruitctl.bootstrap:_local")
+    monkeypatch.setenv("FRUITCTL_REMINDERS__BACKEND", "fruitctl.backend_factories:local_reminders")
     app = bootstrap.build()
     assert app.reminders.get_lists()[0]["name"] == "Reminders"
 

@@ -26,7 +26,7 @@ from searx_server import (
 )
 
 from fruitctl.backends.search import DuckDuckGoProvider, SearxNGProvider
-from fruitctl.bootstrap import web_search_service
+from fruitctl.backend_factories import web_search_service
 from fruitctl.config import WebConfig
 from fruitctl.domain.errors import (
     BackendUnavailable,
