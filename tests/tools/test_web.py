@@ -25,8 +25,8 @@ from searx_server import (
     slow_answer,
 )
 
-from fruitctl.backends.search import DuckDuckGoProvider, SearxNGProvider
 from fruitctl.backend_factories import web_search_service
+from fruitctl.backends.search import DuckDuckGoProvider, SearxNGProvider
 from fruitctl.config import WebConfig
 from fruitctl.domain.errors import (
     BackendUnavailable,
