@@ -1,24 +1,11 @@
-"""Running programs the gateway does not trust to behave (seed 001, section 5.1).
-
-``run_command`` runs one program with no shell, in a session of its own, under kernel resource
-limits, with a scrubbed environment, bounded output and a hard deadline. ``run_in_child`` uses it
-to run a fruitctl function in a fresh Python process (``python -m fruitctl.sandbox``), so a
-tool that hangs, spins or leaks memory takes only its child down.
-
-What the seed's sketch lacks and this adds: a timeout kills the whole process group (helpers a
-program started die with it), output cannot fill the gateway's memory, and a child sees none of
-the gateway's environment. It is not a container: a program can read what the user can read
-(path checks stay the tools' job), and a grandchild that starts a session of its own escapes the
-group kill (its CPU limit still ends it).
-"""
+"""Running one program the gateway does not trust: no shell, a session of its own, kernel
+resource limits, a scrubbed environment, bounded output and a hard deadline that kills the whole
+process group (see ``fruitctl.sandbox``)."""
 
 from __future__ import annotations
 
 import contextlib
-import importlib
-import json
 import os
-import re
 import resource
 import select
 import selectors
@@ -29,25 +16,17 @@ import sys
 import time
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
-from typing import IO, Any
+from typing import IO
 
 from fruitctl.domain.errors import (
     ExecutionFailed,
-    FruitctlError,
     InvalidParams,
-    Timeout,
     Unsupported,
-    from_code,
 )
 
 SAFE_PATH = "/usr/bin:/bin:/usr/sbin:/sbin"
 """The only PATH a sandboxed program gets: system directories, nothing a user can write to."""
 
-CHILD_MODULE = "fruitctl.sandbox"
-CHILD_OUTPUT_MAX = 16_000_000
-"""A Python child's reply is one JSON document; past this it is refused, not parsed."""
-REQUEST_MAX = 4_000_000
-_TARGET = re.compile(r"^fruitctl(\.[A-Za-z_][A-Za-z0-9_]*)+:[A-Za-z_][A-Za-z0-9_]*$")
 _READ_CHUNK = 65_536
 _MB = 1024 * 1024
 
@@ -100,7 +79,7 @@ def run_command(
     says ``timed_out``; one that prints more than ``max_output_bytes`` on either stream is killed
     the same way and the result says ``truncated``. A missing program is ``Unsupported``.
     """
-    return _execute(argv, timeout, limits, scrubbed_env(env), max_output_bytes, stdin_data=None)
+    return execute(argv, timeout, limits, scrubbed_env(env), max_output_bytes, stdin_data=None)
 
 
 def scrubbed_env(extra: Mapping[str, str] | None = None) -> dict[str, str]:
@@ -128,7 +107,7 @@ def _check_env_item(key: object, value: object) -> None:
         raise InvalidParams(f"Invalid environment variable name or value: {key[:64]!r}.")
 
 
-def _execute(
+def execute(
     argv: list[str],
     timeout: float,
     limits: Limits,
@@ -351,179 +330,3 @@ def _end_group(proc: subprocess.Popen[bytes]) -> None:
     for stream in (proc.stdin, proc.stdout, proc.stderr):
         if stream is not None:
             stream.close()
-
-
-# -- a fruitctl function in a child Python ---------------------------------------------------------
-
-
-def run_in_child(target: str, payload: dict[str, Any], *, timeout: float, limits: Limits) -> Any:
-    """Call ``target`` (``"fruitctl.module:function"``) with ``payload`` in a fresh, limited
-    Python process and return what it returned.
-
-    An error the function raised arrives as the same kind of ``FruitctlError`` with its message;
-    running out of time is ``Timeout`` (retryable); a crash, a resource-limit kill or a reply that
-    is not one JSON document is ``ExecutionFailed``. No traceback crosses the boundary.
-    """
-    check_target(target)
-    request = _encode_request(target, payload)
-    argv = [sys.executable, "-P", "-m", CHILD_MODULE]  # -P: the working directory is not on path
-    result = _execute(argv, timeout, limits, python_env(), CHILD_OUTPUT_MAX, stdin_data=request)
-    return _reply_of(target, timeout, result)
-
-
-def python_env() -> dict[str, str]:
-    """What a fruitctl child needs to import fruitctl and find its configuration, and no more:
-    the parent's import path, HOME and the FRUITCTL_* settings, on top of ``scrubbed_env``."""
-    extra = {key: value for key, value in os.environ.items() if key.startswith("FRUITCTL_")}
-    if os.environ.get("HOME"):
-        extra["HOME"] = os.environ["HOME"]
-    paths = [os.path.abspath(entry) for entry in sys.path if entry]
-    extra["PYTHONPATH"] = os.pathsep.join(p for p in dict.fromkeys(paths) if os.path.exists(p))
-    return scrubbed_env(extra)
-
-
-def check_target(target: str) -> None:
-    """Only fruitctl's own functions run in the sandbox child: a target names code, and code from
-    anywhere else is exactly what the sandbox must not be tricked into loading."""
-    if not isinstance(target, str) or not _TARGET.match(target):
-        shown = str(target)[:120]
-        raise InvalidParams(
-            f"Sandbox target '{shown}' is refused: only 'fruitctl.<module>:<function>' can run."
-        )
-
-
-def _encode_request(target: str, payload: dict[str, Any]) -> bytes:
-    try:
-        body = json.dumps({"target": target, "payload": payload}, allow_nan=False)
-    except (TypeError, ValueError) as exc:
-        raise InvalidParams("A sandboxed call's payload must be plain JSON data.") from exc
-    return body.encode()
-
-
-def _reply_of(target: str, timeout: float, result: CommandResult) -> Any:
-    if result.timed_out:
-        raise Timeout(f"'{target}' did not finish within {timeout:g} s; its processes were killed.")
-    if result.truncated:
-        raise ExecutionFailed(f"'{target}' replied with more than {CHILD_OUTPUT_MAX} bytes.")
-    reply = _last_json_object(result.stdout)
-    if reply is None or not ("ok" in reply or "error" in reply):
-        raise ExecutionFailed(f"'{target}' {_death(result.exit_code)}.")
-    if "ok" in reply:
-        return reply["ok"]
-    raise error_from_reply(reply["error"])
-
-
-def _last_json_object(text: str) -> dict[str, Any] | None:
-    """The reply is the child's last line: anything a library printed before it is ignored."""
-    lines = [line for line in text.splitlines() if line.strip()]
-    if not lines:
-        return None
-    try:
-        reply = json.loads(lines[-1])
-    except ValueError:
-        return None
-    return reply if isinstance(reply, dict) else None
-
-
-_SIGNAL_REASONS: dict[int, str] = {
-    signal.SIGXCPU.value: "ran out of CPU time",
-    signal.SIGKILL.value: "was killed (CPU or memory limit)",
-    signal.SIGXFSZ.value: "wrote a file larger than its limit",
-    signal.SIGSEGV.value: "crashed",
-    signal.SIGABRT.value: "aborted (often: out of memory)",
-}
-
-
-def _death(exit_code: int) -> str:
-    """Why a child gave no reply, in words (never its stderr: that can hold a traceback)."""
-    if exit_code < 0:
-        reason = _SIGNAL_REASONS.get(-exit_code, "was ended by a signal")
-        return f"{reason} ({_signal_name(-exit_code)})"
-    if exit_code == 0:
-        return "exited without a readable reply"
-    return f"failed with exit status {exit_code} and no reply"
-
-
-def _signal_name(number: int) -> str:
-    try:
-        return signal.Signals(number).name
-    except ValueError:
-        return f"signal {number}"
-
-
-def error_from_reply(error: object) -> FruitctlError:
-    """The ``FruitctlError`` a child reported as ``{"code", "message"[, "details"]}``; an
-    unknown code becomes ``ExecutionFailed``."""
-    if not isinstance(error, dict):
-        return ExecutionFailed("A sandboxed call failed without saying why.")
-    message = str(error.get("message") or "A sandboxed call failed.")
-    details = error.get("details")
-    extra = details if isinstance(details, dict) else {}
-    return from_code(str(error.get("code")), message, default=ExecutionFailed, **extra)
-
-
-# -- the child's side -----------------------------------------------------------------------------
-
-
-def main() -> int:
-    """Read one request from stdin, run it, print one JSON reply: always exit 0 with a reply,
-    so anything else the parent sees is a crash."""
-    reply = _answer(sys.stdin.buffer.read(REQUEST_MAX + 1))
-    sys.stdout.buffer.write(reply + b"\n")
-    sys.stdout.buffer.flush()
-    return 0
-
-
-def _answer(raw: bytes) -> bytes:
-    try:
-        target, payload = _parse_request(raw)
-        function = load_target(target)
-        with contextlib.redirect_stdout(sys.stderr):  # stray prints must not corrupt the reply
-            result = function(payload)
-        return _dump({"ok": result})
-    except FruitctlError as exc:
-        return _dump_error(exc.code, exc.message, exc.details)
-    except Exception as exc:  # any other failure: its message only, never a traceback
-        return _dump_error(ExecutionFailed.code, str(exc) or type(exc).__name__, {})
-
-
-def _parse_request(raw: bytes) -> tuple[str, Any]:
-    if len(raw) > REQUEST_MAX:
-        raise InvalidParams(f"The sandbox request is larger than {REQUEST_MAX} bytes.")
-    try:
-        request = json.loads(raw)
-    except ValueError as exc:
-        raise InvalidParams("The sandbox request is not JSON.") from exc
-    if not isinstance(request, dict) or set(request) != {"target", "payload"}:
-        raise InvalidParams("The sandbox request must be {'target': ..., 'payload': ...}.")
-    return request["target"], request["payload"]
-
-
-def load_target(target: str) -> Callable[[Any], Any]:
-    """The function a target names, after ``check_target`` (the child checks again: it trusts
-    no one, its parent included)."""
-    check_target(target)
-    module_name, _, attribute = target.partition(":")
-    try:
-        module = importlib.import_module(module_name)
-    except ModuleNotFoundError as exc:
-        raise InvalidParams(f"Sandbox target '{target}' does not exist.") from exc
-    function = getattr(module, attribute, None)
-    if not callable(function):
-        raise InvalidParams(f"Sandbox target '{target}' is not a function.")
-    return function  # type: ignore[no-any-return]
-
-
-def _dump(reply: dict[str, Any]) -> bytes:
-    return json.dumps(reply, ensure_ascii=True, allow_nan=False).encode()
-
-
-def _dump_error(code: str, message: str, details: dict[str, Any]) -> bytes:
-    error: dict[str, Any] = {"code": code, "message": message}
-    if details:
-        error["details"] = json.loads(json.dumps(details, default=str))
-    return json.dumps({"error": error}, ensure_ascii=True, default=str).encode()
-
-
-if __name__ == "__main__":
-    sys.exit(main())
