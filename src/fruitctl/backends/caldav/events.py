@@ -22,9 +22,9 @@ from sqlalchemy.dialects.sqlite import insert
 from fruitctl.backends import ical_edit
 from fruitctl.backends import ical_events as ical
 from fruitctl.backends import ical_occurrences as occurrences
-from fruitctl.backends.caldav.client import RemoteCollection
 from fruitctl.backends.caldav.state import Known, Stored
 from fruitctl.backends.caldav.sync import Mirror, Progress, Report, named
+from fruitctl.backends.caldav.wire import RemoteCollection
 from fruitctl.backends.caldav.writes import Writer, new_uids
 from fruitctl.backends.local.cache import ReadCache
 from fruitctl.backends.local.calendars import LocalCalendars

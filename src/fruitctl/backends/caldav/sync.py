@@ -28,8 +28,10 @@ from urllib.parse import unquote
 from sqlalchemy import Connection, Engine
 
 from fruitctl.backends.caldav import state
-from fruitctl.backends.caldav.client import Dav, Listing, RemoteCollection, SyncUnsupported
+from fruitctl.backends.caldav.client import Dav
+from fruitctl.backends.caldav.errors import SyncUnsupported
 from fruitctl.backends.caldav.state import Known, Stored
+from fruitctl.backends.caldav.wire import Listing, RemoteCollection
 from fruitctl.domain.errors import BackendUnavailable, FruitctlError, PermissionDenied, Timeout
 from fruitctl.ports import PermissionStatus
 

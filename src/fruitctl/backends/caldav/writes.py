@@ -25,7 +25,7 @@ import icalendar
 from sqlalchemy import Connection
 
 from fruitctl.backends.caldav import state
-from fruitctl.backends.caldav.client import AlreadyExists
+from fruitctl.backends.caldav.errors import AlreadyExists
 from fruitctl.backends.caldav.state import Known, Stored
 from fruitctl.backends.caldav.sync import Mirror
 from fruitctl.backends.local.reminders import reminder_ids
