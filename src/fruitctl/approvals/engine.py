@@ -23,21 +23,18 @@ from __future__ import annotations
 import contextlib
 import hashlib
 import json
-import os
 import secrets
-import socket
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
-from datetime import datetime
 from typing import Any, cast
 
 from pydantic import BaseModel
 from sqlalchemy import Connection, Engine, text
 
+from fruitctl.approvals import claims, views
 from fruitctl.approvals.audit import AuditLog, canonical
 from fruitctl.approvals.changes import differences, unknown_change
-from fruitctl.domain.dates import format_datetime
 from fruitctl.domain.errors import (
     Conflict,
     ExecutionFailed,
@@ -73,24 +70,6 @@ class Filed:
     trace_id: str | None
 
 
-def _claim_of_this_process() -> str:
-    import psutil  # here, not at the top: only a claim needs it, and it costs every start-up
-
-    return f"{socket.gethostname()}:{os.getpid()}:{psutil.Process().create_time():.3f}"
-
-
-def _claim_is_dead(claim: str) -> bool:
-    import psutil
-
-    host, pid, started = claim.rsplit(":", 2)
-    if host != socket.gethostname():
-        return False  # another machine's process: not ours to judge
-    try:
-        return f"{psutil.Process(int(pid)).create_time():.3f}" != started
-    except psutil.NoSuchProcess:
-        return True
-
-
 class Approvals:
     def __init__(
         self,
@@ -108,7 +87,7 @@ class Approvals:
         self._context = context
         self._run = run
         self._ttl = ttl_seconds
-        self._me = _claim_of_this_process()
+        self._me = claims.of_this_process()
 
     page_base: str | None = None
     """The base URL of the approval page (``http://127.0.0.1:8765``): set by the composition root
@@ -136,7 +115,7 @@ class Approvals:
         """File a write for a person to approve; the agent gets the pending object at once."""
         filing = {"trace_id": trace_id, "undo_of": undo_of}
         row = self._file(tool, args, actor, key, status="PENDING", **filing)
-        return self.pending_view(row)
+        return views.pending(row, self.page_url(row["id"]))
 
     def execute_direct(
         self,
@@ -208,7 +187,7 @@ class Approvals:
         row = self._row(proposal_id)
         if actor is not None and actor.kind == "agent" and row["actor"] != actor.label:
             raise ProposalNotFound(f"No proposal found with ID: '{proposal_id}'.")
-        return self.view(row)
+        return self._view(row)
 
     def recent(
         self, status: str | None = None, limit: int = 100, actor: Actor | None = None
@@ -224,7 +203,7 @@ class Approvals:
         values = {"status": (status or "").upper(), "limit": limit, "actor": actor and actor.label}
         with self._reader.connect() as conn:
             rows = conn.execute(text(query), values)
-            return [self.view(dict(r._mapping)) for r in rows]
+            return [self._view(dict(r._mapping)) for r in rows]
 
     # -- deciding (people only, through Gateway.decide) -----------------------------------------
 
@@ -262,7 +241,7 @@ class Approvals:
         done = self._execute(self._verify(self._row(proposal_id)))
         if done["status"] == "FAILED":
             raise self._error_of(done)
-        return self.view(done)
+        return self._view(done)
 
     def hold(self, proposal_id: str, actor: Actor, refused: Decision) -> None:
         """An approval the policy refused. The proposal stays PENDING with the reason: what
@@ -290,7 +269,7 @@ class Approvals:
                 {"now": time.time(), "who": actor.label, "reason": reason, "id": proposal_id},
             )
             self._log(conn, "rejected", actor.label, row, {"reason": reason})
-        return self.view(self._row(proposal_id))
+        return self._view(self._row(proposal_id))
 
     def inverse_of(self, proposal_id: str, actor: Actor) -> tuple[str, dict[str, Any]]:
         """The ``(tool, args)`` that restores what an executed proposal changed, for
@@ -344,7 +323,7 @@ class Approvals:
         recovered = []
         for found in stuck:
             row = dict(found._mapping)
-            if row["claim"] is None or not _claim_is_dead(row["claim"]):
+            if row["claim"] is None or not claims.is_dead(row["claim"]):
                 continue
             if self._take_over(row):
                 recovered.append(row["id"])
@@ -443,7 +422,7 @@ class Approvals:
         row = dict(found._mapping)
         if row["status"] == "EXPIRED":
             raise ProposalExpired(
-                f"Proposal {proposal_id} expired at {format_datetime_of(row['expires_at'])}."
+                f"Proposal {proposal_id} expired at {views.moment(row['expires_at'])}."
             )
         if row["status"] != "PENDING":
             raise Conflict(
@@ -477,6 +456,9 @@ class Approvals:
             raise InvalidParams(f"Proposal tool '{name}' is not registered.")
         return tool
 
+    def _view(self, row: dict[str, Any]) -> dict[str, Any]:
+        return views.proposal(row, self._change(row["tool"]))
+
     def _change(self, name: str) -> Change:
         tool = self._registry.get(name)
         return tool.change if tool is not None and tool.change else unknown_change(name)
@@ -500,7 +482,7 @@ class Approvals:
             raise self._error_of(row)
         if row["status"] in ("EXECUTED", "FAILED"):
             return json.loads(row["result"] or "null")
-        return self.pending_view(row)
+        return views.pending(row, self.page_url(row["id"]))
 
     @staticmethod
     def _error_of(row: dict[str, Any]) -> FruitctlError:
@@ -508,45 +490,6 @@ class Approvals:
         return from_code(
             error.get("code"), error.get("message", "failed"), **error.get("details", {})
         )
-
-    # -- views ---------------------------------------------------------------------------------
-
-    def pending_view(self, row: dict[str, Any]) -> dict[str, Any]:
-        return {
-            "status": "pending",
-            "proposalId": row["id"],
-            "summary": row["summary"],
-            "expiresAt": format_datetime_of(row["expires_at"]),
-            "approve": f"fruitctl proposals approve {row['id']}",
-            "url": self.page_url(row["id"]),
-        }
-
-    def view(self, row: dict[str, Any]) -> dict[str, Any]:
-        args = json.loads(row["args"])
-        before = json.loads(row["before"])
-        return {
-            "id": row["id"],
-            "tool": row["tool"],
-            "status": row["status"],
-            "summary": row["summary"],
-            "actor": row["actor"],
-            "createdAt": format_datetime_of(row["created_at"]),
-            "expiresAt": format_datetime_of(row["expires_at"]),
-            "resolvedAt": format_datetime_of(row["resolved_at"]),
-            "resolvedBy": row["resolved_by"],
-            "reason": row["reason"],
-            "args": args,
-            "diff": self._change(row["tool"]).diff(args, before),
-            "result": json.loads(row["result"]) if row["result"] else None,
-            "error": json.loads(row["error"]) if row["error"] else None,
-            "canUndo": row["status"] == "EXECUTED" and bool(json.loads(row["inverse"] or "null")),
-            "undoOf": row["undo_of"],
-            "idempotencyKey": row["idempotency_key"],
-        }
-
-
-def format_datetime_of(epoch: float | None) -> str | None:
-    return None if epoch is None else format_datetime(datetime.fromtimestamp(epoch).astimezone())
 
 
 def _nothing_done(output: Any) -> list[dict[str, Any]] | None:
