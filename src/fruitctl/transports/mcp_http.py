@@ -46,19 +46,19 @@ import uvicorn
 from mcp.server.streamable_http_manager import StreamableHTTPSessionManager
 from mcp.server.transport_security import TransportSecuritySettings
 from starlette.datastructures import Headers
-from starlette.responses import JSONResponse
+from starlette.responses import Response
 from starlette.types import ASGIApp, Receive, Scope, Send
 
 from fruitctl.policy.decision import Actor
 from fruitctl.private import NotPrivate, private_folder, read_or_create
 from fruitctl.startup import NotAllowed, StartupError
 from fruitctl.transports import asgi, net
+from fruitctl.transports.http import edge
+from fruitctl.transports.http.errors import HttpProblem
 from fruitctl.transports.http.tokens import (
     SecretError,
-    TokenError,
     TokenStore,
-    TooManyRequests,
-    WrongScope,
+    secrets_dir,
     serving_store,
 )
 from fruitctl.transports.mcp import ACTOR_KEY, build_server
@@ -69,7 +69,6 @@ if TYPE_CHECKING:
 MCP_PATH = "/mcp"
 DEFAULT_MAX_BODY_BYTES = 1_048_576
 ALLOW_REMOTE_ENV = "FRUITCTL_MCP_ALLOW_REMOTE"
-CHALLENGE = {"WWW-Authenticate": 'Bearer realm="fruitctl"'}
 SHUTDOWN_GRACE_SECONDS = 3  # an open SSE stream must not hold Ctrl-C up forever
 
 
@@ -111,80 +110,55 @@ class GuardedMcpApp:
             await send({"type": "websocket.close", "code": 1008})
 
     async def _guarded(self, scope: Scope, receive: Receive, send: Send) -> None:
-        refusal, agent = self._admit(Headers(scope=scope))
-        if refusal is not None:
-            await refusal(scope, receive, send)
+        try:
+            agent = self._admit(Headers(scope=scope))
+        except _Refused as refused:
+            await refused.response(scope, receive, send)
             return
         if agent is not None:
             scope = {**scope, ACTOR_KEY: agent}
         messages = await asgi.read_body(receive, self._max_body_bytes)
         if messages is None:
-            await _too_large()(scope, receive, send)
+            await edge.too_large()(scope, receive, send)
         elif messages[-1]["type"] == "http.request":  # else the client left mid-body
             await self._inner(scope, asgi.replay(messages, receive), send)
 
-    def _admit(self, headers: Headers) -> tuple[JSONResponse | None, Actor | None]:
-        """A refusal, or None and the agent an API token names (None for the server's own)."""
-        if not self._host_ok(headers):
-            return _error(
-                421, "Misdirected request: the Host header does not name this server."
-            ), None
-        origin = headers.get("origin")
-        if origin is not None and origin.lower() not in self._origins:
-            return _error(403, "Forbidden: requests from another origin are not accepted."), None
-        refusal, agent = self._bearer(headers)
+    def _admit(self, headers: Headers) -> Actor | None:
+        """The agent an API token names (None for the server's own token); ``_Refused`` with
+        the edge's refusal otherwise."""
+        for refusal in (
+            edge.host_refusal(headers, self._hosts),
+            edge.origin_refusal(headers, self._origins),
+        ):
+            if refusal is not None:
+                raise _Refused(refusal)
+        agent = self._bearer(headers)
+        refusal = edge.length_refusal(headers, self._max_body_bytes)
         if refusal is not None:
-            return refusal, None
-        return _length_refusal(headers.get("content-length"), self._max_body_bytes), agent
+            raise _Refused(refusal)
+        return agent
 
-    def _host_ok(self, headers: Headers) -> bool:
-        values = headers.getlist("host")
-        return len(values) == 1 and values[0].lower() in self._hosts
-
-    def _bearer(self, headers: Headers) -> tuple[JSONResponse | None, Actor | None]:
-        scheme, _, credentials = headers.get("authorization", "").partition(" ")
-        presented = credentials.strip()
-        if scheme.lower() != "bearer" or not presented:
-            return _error(
-                401, "Unauthorized: send 'Authorization: Bearer <token>'.", CHALLENGE
-            ), None
+    def _bearer(self, headers: Headers) -> Actor | None:
+        presented = edge.bearer_of(headers)
         # Header values arrive as latin-1 text; compare their bytes, in constant time.
-        if hmac.compare_digest(presented.encode("latin-1"), self._token):
-            return None, None
-        if self._tokens is None or not self._tokens.can_verify():
-            return _error(401, "Unauthorized: the token is not valid.", CHALLENGE), None
+        if presented is not None and hmac.compare_digest(presented.encode("latin-1"), self._token):
+            return None
         try:
-            claims = self._tokens.admit(presented, scopes=("agent",))
-        except WrongScope:
-            return _error(403, "Forbidden: MCP takes an agent token, not a person's."), None
-        except TokenError as exc:  # its message names the reason, never the token
-            return _error(401, f"Unauthorized: {exc}.", CHALLENGE), None
-        except SecretError:  # the secret went bad while serving: no token can be checked
-            return _error(401, "Unauthorized: the token cannot be checked.", CHALLENGE), None
-        except TooManyRequests as exc:
-            return _too_many(exc.retry_after), None
-        return None, claims.actor
+            claims = edge.admit(
+                self._tokens,
+                presented,
+                ("agent",),
+                wrong_scope="MCP takes an agent token, not a person's.",
+            )
+        except HttpProblem as problem:
+            raise _Refused(edge.refusal(problem)) from problem
+        return claims.actor
 
 
-def _length_refusal(declared: str | None, limit: int) -> JSONResponse | None:
-    if declared is None:
-        return None
-    if not (declared.isascii() and declared.isdigit()):
-        return _error(400, "Bad request: invalid Content-Length.")
-    return _too_large() if int(declared) > limit else None
-
-
-def _too_large() -> JSONResponse:
-    return _error(413, "Payload too large.")
-
-
-def _too_many(seconds: int) -> JSONResponse:
-    message = f"Too many requests for this token; retry in {seconds} s."
-    return _error(429, message, {"Retry-After": str(seconds)})
-
-
-def _error(status: int, message: str, headers: dict[str, str] | None = None) -> JSONResponse:
-    return JSONResponse({"error": message}, status_code=status, headers=headers)
+class _Refused(Exception):
+    def __init__(self, response: Response) -> None:
+        super().__init__("refused")
+        self.response = response
 
 
 # --- the app ------------------------------------------------------------------------------------
@@ -254,7 +228,7 @@ def allowed_origins(hosts: list[str], public_url: str = "") -> list[str]:
 
 
 def token_path(app: App) -> Path:
-    return app.config.paths.local_db.parent / "secrets" / "mcp_token"
+    return secrets_dir(app) / "mcp_token"
 
 
 def ensure_token(app: App) -> str:

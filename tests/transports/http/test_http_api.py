@@ -241,7 +241,7 @@ def test_the_host_check_refuses_other_names(
     app: bootstrap.App, tokens: TokenStore, agent_token: str
 ) -> None:
     guarded = Client(create_app(app, tokens=tokens, allowed_hosts=["127.0.0.1:8765"]), agent_token)
-    error_of(guarded.get("/reminders"), 400, "INVALID_REQUEST")
+    error_of(guarded.get("/reminders"), 421, "MISDIRECTED_REQUEST")
     assert guarded.get("/reminders", headers={"Host": "127.0.0.1:8765"}).status_code == 200
 
 

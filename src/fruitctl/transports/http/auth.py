@@ -14,8 +14,9 @@ from typing import Annotated, Any
 from fastapi import Depends, Request
 from fastapi.security import HTTPAuthorizationCredentials, HTTPBearer
 
+from fruitctl.transports.http import edge
 from fruitctl.transports.http.errors import HttpProblem
-from fruitctl.transports.http.tokens import Claims, TokenError, TokenStore, TooManyRequests
+from fruitctl.transports.http.tokens import ISSUABLE, Claims, TokenStore
 
 URL_TOKEN_PARAMS = ("access_token", "token", "jwt", "bearer")
 
@@ -40,19 +41,9 @@ def authenticator(tokens: TokenStore) -> Authenticate:
             raise _unauthorized(
                 "Tokens are accepted only in the Authorization header, never in the URL."
             )
-        if credentials is None:
-            raise _unauthorized("Send 'Authorization: Bearer <token>'.", error="invalid_request")
-        try:  # the page's cookie token (scope session) is not an API credential: a 401 too
-            claims = tokens.admit(credentials.credentials)
-        except TokenError as exc:
-            raise _unauthorized(f"Unauthorized: {exc}.") from None
-        except TooManyRequests as exc:
-            seconds = exc.retry_after
-            raise HttpProblem(
-                "rate_limited",
-                f"Too many requests for this token; retry in {seconds} s.",
-                retryAfterSeconds=seconds,
-            ) from None
+        # The page's cookie token (scope session) is not an API credential: a 401 too.
+        presented = None if credentials is None else credentials.credentials
+        claims = edge.admit(tokens, presented, ISSUABLE)
         _refuse_unknown_query(request)
         return claims
 

@@ -3,8 +3,9 @@
 ``error_response`` is the one place a canonical error code becomes an HTTP status and a wire
 code. Wire codes are the canonical ones in upper snake case (``LIST_NOT_ALLOWED``), except
 ``invalid_params``, which seed 003 names ``VALIDATION_ERROR``. A few codes exist only at this
-door (``UNAUTHORIZED``, ``METHOD_NOT_ALLOWED``, ``PAYLOAD_TOO_LARGE``) and have no canonical
-twin. No stack trace, token or internal detail ever reaches a body.
+door (``UNAUTHORIZED``, ``MISDIRECTED_REQUEST``, ``METHOD_NOT_ALLOWED``,
+``PAYLOAD_TOO_LARGE``) and have no canonical twin. No stack trace, token or internal detail
+ever reaches a body.
 """
 
 from __future__ import annotations
@@ -37,6 +38,7 @@ STATUS: dict[str, int] = {
     "internal_error": 500,
     # This door's own codes.
     "unauthorized": 401,
+    "misdirected_request": 421,
     "method_not_allowed": 405,
     "payload_too_large": 413,
 }

@@ -18,7 +18,7 @@ from starlette.responses import Response
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from fruitctl.transports import asgi
-from fruitctl.transports.http.errors import error_response
+from fruitctl.transports.http import edge
 
 CSP = (
     "default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' data:; "
@@ -54,28 +54,16 @@ class Guard:
             return
         messages = await asgi.read_body(receive, self._limit)
         if messages is None:
-            await _too_large()(scope, receive, send)
+            await edge.too_large()(scope, receive, send)
             return
         await self._inner(scope, asgi.replay(messages, receive), send)
 
     def _refusal(self, headers: Headers) -> Response | None:
         if self._hosts is not None:
-            hosts = headers.getlist("host")
-            if len(hosts) != 1 or hosts[0].lower() not in self._hosts:
-                return error_response(
-                    "invalid_request", "The Host header does not name this server."
-                )
-        declared = headers.get("content-length")
-        if declared is not None:
-            if not (declared.isascii() and declared.isdigit()):
-                return error_response("invalid_request", "Invalid Content-Length.")
-            if int(declared) > self._limit:
-                return _too_large()
-        return None
-
-
-def _too_large() -> Response:
-    return error_response("payload_too_large", "The request body is too large.")
+            refused = edge.host_refusal(headers, self._hosts)
+            if refused is not None:
+                return refused
+        return edge.length_refusal(headers, self._limit)
 
 
 def _with_headers(send: Send) -> Send:
