@@ -116,6 +116,40 @@ class Gateway:
             return self._blocked(call, decision)
         return self._execute(call, tool, parsed, idempotency_key, inline)
 
+    async def ainvoke(
+        self,
+        name: str,
+        args: Mapping[str, Any] | None,
+        actor: Actor,
+        *,
+        idempotency_key: str | None = None,
+    ) -> ToolResult:
+        """``invoke`` for a front door on an event loop, which picks where the call runs: a
+        bounded read of an embedded store right here on the loop (``runs_on_loop``); another
+        in-process read on a worker thread, abandoned at the tool's deadline; anything else
+        (writes, sandboxed tools) on a worker thread while ``invoke`` keeps their own timeout.
+        A door no longer chooses a strategy or a timeout of its own."""
+        import anyio.to_thread  # only the servers' event loops call this: not every CLI start
+
+        tool = self.registry.get(name)
+        arguments = args or {}
+        if tool is not None and self.runs_on_loop(tool, arguments):
+            return self.invoke(name, arguments, actor, idempotency_key=idempotency_key, inline=True)
+        if tool is not None and self.runs_inline(tool):
+            timeout = tool.definition.timeout_seconds
+            with anyio.move_on_after(timeout):
+                return await anyio.to_thread.run_sync(
+                    lambda: self.invoke(
+                        name, arguments, actor, idempotency_key=idempotency_key, inline=True
+                    ),
+                    abandon_on_cancel=True,
+                )
+            call = _Call(name, actor, new_trace_id(), new_span_id(), time.perf_counter() - timeout)
+            return self._failed(call, Timeout(f"{name} did not finish within {timeout:g} s."))
+        return await anyio.to_thread.run_sync(
+            lambda: self.invoke(name, arguments, actor, idempotency_key=idempotency_key)
+        )
+
     def decide(
         self, proposal_id: str, action: Action, actor: Actor, reason: str | None = None
     ) -> dict[str, Any]:

@@ -51,22 +51,7 @@ def build_server(gateway: Any, *, elicit: bool = False) -> Server[Any]:
         tool = gateway.registry.get(params.name)
         if tool is None:  # a protocol error, not a tool result
             raise MCPError(METHOD_NOT_FOUND, f"Unknown tool '{params.name}'.")
-        actor = _actor(ctx)
-        arguments = params.arguments or {}
-        if gateway.runs_on_loop(tool, arguments):  # a bounded read of the embedded store
-            return render(gateway.invoke(tool.name, arguments, actor, inline=True))
-        if gateway.runs_inline(tool):
-            # One thread hop instead of two: the read runs on this worker thread, and the
-            # worker is abandoned at the tool's deadline (or when the client cancels).
-            timeout = tool.definition.timeout_seconds
-            with anyio.move_on_after(timeout):
-                result = await anyio.to_thread.run_sync(
-                    lambda: gateway.invoke(tool.name, arguments, actor, inline=True),
-                    abandon_on_cancel=True,
-                )
-                return render(result)
-            return _failure(f"{tool.name} did not finish within {timeout:g} s.")
-        result = await anyio.to_thread.run_sync(lambda: gateway.invoke(tool.name, arguments, actor))
+        result = await gateway.ainvoke(tool.name, params.arguments, _actor(ctx))
         if elicit and result.metadata.get("pending") and gateway.approvals is not None:
             decided = await _ask_the_person(ctx, gateway, result.output)
             if decided is not None:

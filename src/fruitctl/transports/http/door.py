@@ -56,9 +56,7 @@ class Door:
     ) -> Response:
         """Invoke ``tool`` as the token's actor and render the result."""
         key = request.headers.get("idempotency-key")
-        result = await run_in_threadpool(
-            self.app.gateway.invoke, tool, args, claims.actor, idempotency_key=key
-        )
+        result = await self.app.gateway.ainvoke(tool, args, claims.actor, idempotency_key=key)
         return render(result, status, shape)
 
     async def run(self, function: Callable[..., Any], *args: Any) -> Any:
