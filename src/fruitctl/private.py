@@ -43,13 +43,12 @@ def private_folder(path: Path, holds: str) -> None:
         raise NotPrivate(f"cannot make {path} for {holds}: {exc.strerror or exc}") from exc
     if stat.S_ISLNK(info.st_mode) or not stat.S_ISDIR(info.st_mode):
         raise NotPrivate(f"{path} is not a folder (a symlink?); {holds} needs one.")
-    if info.st_uid != os.geteuid():
-        raise NotPrivate(f"{path} belongs to another user; {holds} needs a folder of your own.")
-    if stat.S_IMODE(info.st_mode) & 0o077:
-        raise NotPrivate(
-            f"{path} is open to other users (mode {oct(stat.S_IMODE(info.st_mode))}); {holds} "
-            f"needs a folder only you can enter: chmod 700 {path}"
-        )
+    _ours_alone(
+        info,
+        foreign=f"{path} belongs to another user; {holds} needs a folder of your own.",
+        exposed=f"{path} is open to other users (mode {{mode}}); {holds} needs a folder only "
+        f"you can enter: chmod 700 {path}",
+    )
 
 
 def read_private(path: Path) -> str | None:
@@ -63,15 +62,22 @@ def read_private(path: Path) -> str | None:
         why = "it is a symlink" if exc.errno in (errno.ELOOP, errno.EMLINK) else exc.strerror
         raise NotPrivate(f"cannot read {path} ({why or exc}); remove it.") from exc
     with os.fdopen(fd, "r", encoding="utf-8", errors="replace") as handle:
-        info = os.fstat(handle.fileno())
-        if info.st_uid != os.geteuid():
-            raise NotPrivate(f"{path} belongs to another user; remove it.")
-        if stat.S_IMODE(info.st_mode) & 0o077:
-            raise NotPrivate(
-                f"{path} is readable by other users (mode {oct(stat.S_IMODE(info.st_mode))}): "
-                f"run 'chmod 600 {path}'"
-            )
+        _ours_alone(
+            os.fstat(handle.fileno()),
+            foreign=f"{path} belongs to another user; remove it.",
+            exposed=f"{path} is readable by other users (mode {{mode}}): run 'chmod 600 {path}'",
+        )
         return handle.read()
+
+
+def _ours_alone(info: os.stat_result, *, foreign: str, exposed: str) -> None:
+    """Refuse what another user owns, or what others may read or enter (``{mode}`` in
+    ``exposed`` shows its mode)."""
+    if info.st_uid != os.geteuid():
+        raise NotPrivate(foreign)
+    mode = stat.S_IMODE(info.st_mode)
+    if mode & 0o077:
+        raise NotPrivate(exposed.replace("{mode}", oct(mode)))
 
 
 def write_private(path: Path, text: str) -> None:
