@@ -4,15 +4,18 @@ in one line, and never holds a token or a secret."""
 
 from __future__ import annotations
 
-from typing import ClassVar
-
 CANNOT_START = 13
 
 
 class StartupError(Exception):
     """fruitctl cannot start serving (the daemon, the HTTP API, MCP over HTTP)."""
 
-    exit_code: ClassVar[int] = CANNOT_START
+    exit_code: int = CANNOT_START
+
+    def __init__(self, message: str, *, exit_code: int | None = None) -> None:
+        super().__init__(message)
+        if exit_code is not None:  # the same cause, said again by a caller
+            self.exit_code = exit_code
 
 
 class CannotListen(StartupError):

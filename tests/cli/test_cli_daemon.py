@@ -9,6 +9,7 @@ import os
 import plistlib
 import signal
 import socket
+import stat
 import sys
 from collections.abc import Callable, Iterator
 from pathlib import Path
@@ -191,6 +192,21 @@ def test_server_start_reports_a_daemon_that_cannot_start(monkeypatch: pytest.Mon
         assert failed.exit_code == 13  # the gateway could not start
         assert "exited (78) while starting" in failed.stderr and "server.log" in failed.stderr
         assert "NORML" in (home / "logs" / "server.log").read_text()
+
+
+def test_server_start_in_a_run_folder_others_can_enter_is_bad_configuration(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    with short_home() as home:
+        monkeypatch.setenv("FRUITCTL_HOME", str(home))
+        run_dir = home / "run"
+        run_dir.mkdir()
+        run_dir.chmod(0o755)
+        refused = runner.invoke(app, ["server", "start", "--json"])
+        assert refused.exit_code == 78  # the place is the person's choice: bad configuration
+        error = json.loads(refused.stdout)["error"]
+        assert error["code"] == "cannot_start" and "chmod 700" in error["message"]
+        assert stat.S_IMODE(run_dir.stat().st_mode) == 0o755  # refused, never changed
 
 
 # -- service install -------------------------------------------------------------------------------

@@ -54,7 +54,8 @@ def start_command(
         return
     except StartupError as exc:
         with reporting(as_json):
-            raise StartupError(f"The daemon did not start: {exc}") from exc
+            said = f"The daemon did not start: {exc}"
+            raise StartupError(said, exit_code=exc.exit_code) from exc
     _say(
         as_json,
         {"started": True, "pid": pid, "socketPath": str(files.socket)},
