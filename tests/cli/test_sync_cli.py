@@ -22,14 +22,19 @@ runner = CliRunner()
 @pytest.fixture
 def on_caldav(home: Path, caldav_account: Account, monkeypatch: pytest.MonkeyPatch) -> Account:
     """Reminders and calendars on the account; the password comes from the environment."""
+    return use_account(home, caldav_account, monkeypatch)
+
+
+def use_account(home: Path, account: Account, monkeypatch: pytest.MonkeyPatch) -> Account:
+    """A FRUITCTL_HOME whose reminders and calendars are on ``account``, run in this process."""
     home.mkdir(exist_ok=True)
     (home / "config.toml").write_text(
         '[reminders]\nbackend = "caldav"\n[calendar]\nbackend = "caldav"\n'
-        f'[caldav]\nurl = "{caldav_account.home}"\nusername = "{caldav_account.username}"\n'
+        f'[caldav]\nurl = "{account.home}"\nusername = "{account.username}"\n'
     )
-    monkeypatch.setenv("FRUITCTL_CALDAV_PASSWORD", caldav_account.password)
+    monkeypatch.setenv("FRUITCTL_CALDAV_PASSWORD", account.password)
     monkeypatch.setenv("FRUITCTL_IN_PROCESS", "1")
-    return caldav_account
+    return account
 
 
 def test_sync_reports_what_it_did(on_caldav: Account) -> None:
@@ -172,13 +177,7 @@ def test_demo_on_an_account_without_an_event_calendar(
 ) -> None:
     account = radicale.add_account()
     account.make_calendar("Tasks", ["VTODO"])
-    home.mkdir(exist_ok=True)
-    (home / "config.toml").write_text(
-        '[reminders]\nbackend = "caldav"\n[calendar]\nbackend = "caldav"\n'
-        f'[caldav]\nurl = "{account.home}"\nusername = "{account.username}"\n'
-    )
-    monkeypatch.setenv("FRUITCTL_CALDAV_PASSWORD", account.password)
-    monkeypatch.setenv("FRUITCTL_IN_PROCESS", "1")
+    use_account(home, account, monkeypatch)
     done = runner.invoke(app, ["demo", "--json"])
     assert done.exit_code == 0, done.output
     result = json.loads(done.stdout)
