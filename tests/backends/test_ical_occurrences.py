@@ -156,12 +156,19 @@ def test_an_old_series_is_expanded_once_not_on_every_read() -> None:
     text = SERIES["old daily"]
     ical_occurrences.timeline.cache_clear()
     start = datetime(2026, 11, 25, tzinfo=UTC)
-    ical_occurrences.expand(text, CAL, start, start + timedelta(days=7))
+    week = timedelta(days=7)
+    ical_occurrences.expand(text, CAL, start, start + week)
     line = ical_occurrences.timeline(text)
+    first = line._items
+    ical_occurrences.expand(text, CAL, start + week / 2, start + week)  # the week after is held too
+    assert line._items is first
+    # A read past what the first one held expands months at once: the following weeks are held.
+    ical_occurrences.expand(text, CAL, start + 2 * week, start + 3 * week)
     held = line._items
-    for day in range(1, 60):  # the following weeks are already held
+    assert held is not first
+    for day in range(15, 80):
         ical_occurrences.expand(
-            text, CAL, start + timedelta(days=day), start + timedelta(days=day + 7)
+            text, CAL, start + timedelta(days=day), start + timedelta(days=day) + week
         )
     assert line._items is held
     assert ical_occurrences.timeline(text) is line

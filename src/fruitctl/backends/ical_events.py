@@ -109,7 +109,10 @@ def _iana(name: str) -> bool:
 
 def moment(component: icalendar.Component, name: str) -> Moment:
     """The date or date-time of a DTSTART/DTEND/RECURRENCE-ID property."""
-    value: Any = getattr(component.get(name), "dt", None)
+    try:
+        value: Any = getattr(component.get(name), "dt", None)
+    except ValueError as exc:  # the library kept a value it could not read as a broken one
+        raise BrokenObject(f"{name} is not a date or date-time") from exc
     if not isinstance(value, date):
         raise BrokenObject(f"{name} is not a date or date-time")
     return value

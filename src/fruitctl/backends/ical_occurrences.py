@@ -52,8 +52,10 @@ from fruitctl.domain.calendar import Calendar, Event, occurrence_key
 FINITE_LIMIT = 200
 # Dates and floating times are instants only in some zone; zones span UTC-12..UTC+14.
 FLOATING_SLACK = timedelta(hours=14)
-# A series is expanded for the range asked and this much around it, so the next ranges (the
-# following weeks, mostly) find their occurrences already there.
+# A series is first expanded for the range asked and the week after it; a read that goes
+# further expands this much more around what is held, so the next ranges (the following weeks,
+# mostly) find their occurrences already there.
+FIRST_AHEAD = timedelta(days=7).total_seconds()
 BEHIND, AHEAD = timedelta(days=31).total_seconds(), timedelta(days=92).total_seconds()
 SLACK = timedelta(days=1).total_seconds()  # and a day, for dates and floating times
 TIMELINES = 4096  # calendar objects whose timelines are kept
@@ -139,8 +141,8 @@ class Timeline:
         a margin around it. The library walks the rule from its first instance whatever the
         range, but only builds the occurrences in the range."""
         held_low, held_high = self._covered
-        if held_low > held_high:  # nothing held yet
-            self._covered = (low - BEHIND, high + AHEAD)
+        if held_low > held_high:  # nothing held yet: the range and the week after it
+            self._covered = (low, high + FIRST_AHEAD)
             self._keep(_occurrences(self.cal, *self._covered))
             return
         found = self._items

@@ -4,6 +4,7 @@ often as the staleness bound says; broken objects are skipped, calendars come an
 from __future__ import annotations
 
 import logging
+import threading
 
 import pytest
 from caldav_server import Account, OpenBackend, running_proxy, vtodo
@@ -11,6 +12,9 @@ from sqlalchemy import inspect, update
 
 from fruitctl.backends import caldav
 from fruitctl.backends.caldav import CaldavReminders, Progress, state
+from fruitctl.backends.caldav.errors import SyncUnsupported
+from fruitctl.backends.caldav.sync import Ahead
+from fruitctl.backends.caldav.wire import Listing
 from fruitctl.domain.errors import NotFound
 from fruitctl.ports import NewReminder, ReminderQuery, ReminderScope
 
@@ -230,3 +234,40 @@ def test_a_cold_mirror_is_filled_with_one_report_per_collection(
         # The change's text came with the listing of what changed.
         assert proxy.seen.count("REPORT") == 1 and len(proxy.seen) <= 3, proxy.seen
     assert "changed" in _titles(backend)
+
+
+def test_a_first_sync_reads_each_new_collection_whole_in_one_request(
+    backend: CaldavReminders, caldav_account: Account
+) -> None:
+    lists = [caldav_account.made[0], caldav_account.make_calendar("Work")]
+    lists.append(caldav_account.make_calendar("Errands"))
+    for n, url in enumerate(lists):
+        for i in range(3):
+            caldav_account.put(f"{url}t{i}.ics", vtodo(f"t{n}-{i}", f"SUMMARY:{n}.{i}"))
+    report = backend.sync().to_wire()
+    assert report["modes"] == dict.fromkeys(("Reminders", "Work", "Errands", "Calendar"), "query")
+    assert report["fetched"] == 9
+    assert _titles(backend) == [f"{n}.{i}" for n in range(3) for i in range(3)]
+
+
+def test_listings_are_asked_one_ahead_in_order_and_errors_reach_their_reader() -> None:
+    asked: list[str] = []
+    gate = threading.Event()
+
+    def ask(href: str) -> Listing:
+        asked.append(href)
+        if href == "/b/":
+            gate.set()
+        if href == "/c/":
+            raise SyncUnsupported("501 Not Implemented")
+        return Listing(None, {f"{href}x.ics": '"1"'}, complete=True)
+
+    with Ahead(ask, ["/a/", "/b/", "/c/"]) as ahead:
+        assert ahead.listing("/a/").changed == {"/a/x.ics": '"1"'}
+        assert gate.wait(5)  # /b/ is asked while /a/ is being stored
+        assert asked == ["/a/", "/b/"]
+        assert ahead.listing("/b/").changed == {"/b/x.ics": '"1"'}
+        with pytest.raises(SyncUnsupported):
+            ahead.listing("/c/")
+        assert ahead.listing("/elsewhere/").complete  # one not read whole is asked at once
+    assert asked == ["/a/", "/b/", "/c/", "/elsewhere/"]

@@ -19,9 +19,8 @@ from typing import Any
 from sqlalchemy import Connection, delete, select, update
 from sqlalchemy.dialects.sqlite import insert
 
-from fruitctl.backends import ical_edit
+from fruitctl.backends import ical_edit, ical_index
 from fruitctl.backends import ical_events as ical
-from fruitctl.backends import ical_occurrences as occurrences
 from fruitctl.backends.caldav.state import Known, Stored
 from fruitctl.backends.caldav.sync import Mirror, Progress, Report, named
 from fruitctl.backends.caldav.wire import RemoteCollection
@@ -80,8 +79,7 @@ class EventKind:
         return mirrored[0].id if mirrored else None
 
     def read(self, text: str, collection_id: str) -> tuple[str, str | None, Any]:
-        uid = ical.uid_of(text)  # BrokenObject (a ValueError) for text that holds no event
-        first, last = occurrences.bounds(text)
+        uid, first, last = ical_index.index(text)  # BrokenObject (a ValueError): no event
         row = {"uid": uid, "calendar_id": collection_id, "ics": text}
         return uid, None, {**row, "first_start": first, "last_end": last}
 

@@ -125,6 +125,11 @@ def drop_collections(conn: Connection, ids: Collection[str]) -> None:
         conn.execute(delete(collections).where(collections.c.id.in_(list(ids))))
 
 
+def filled(conn: Connection) -> set[str]:
+    """The ids of the collections that have objects in the mirror."""
+    return set(conn.execute(select(objects.c.collection_id).distinct()).scalars())
+
+
 def etags(conn: Connection, collection_id: str) -> dict[str, str | None]:
     query = select(objects.c.href, objects.c.etag).where(objects.c.collection_id == collection_id)
     return {href: etag for href, etag in conn.execute(query)}

@@ -5,8 +5,10 @@ is asked its sync-token or ETag). A collection whose version did not move is ski
 another request, and a sync that found nothing changed writes nothing (so the read caches stay).
 One that moved is asked what changed: an RFC 6578 sync-collection REPORT from the stored token,
 or - where the server has no sync - a depth-1 PROPFIND of every member's ETag compared with the
-stored ones. Changed members are fetched in calendar-multiget batches and written to the
-mirror one batch per transaction, so a sync cut short keeps what it did and the next one resumes.
+stored ones. A collection not mirrored yet is read whole with one calendar-query REPORT; when
+several are, each is asked while the one before it is being stored. Changed members are fetched
+in calendar-multiget batches and written to the mirror one batch per transaction, so a sync cut
+short keeps what it did and the next one resumes.
 
 Each component has its *kind* (``VTODO`` -> reminders, ``VEVENT`` -> events), which says which
 collections it mirrors and how one object becomes rows. An object that cannot be read is logged,
@@ -16,11 +18,13 @@ skipped, and remembered by its ETag, so it is not fetched again until it changes
 from __future__ import annotations
 
 import hashlib
+import itertools
 import json
 import logging
 import threading
 import time
 from collections.abc import Callable, Iterable, Sequence
+from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass, field, replace
 from typing import Any, Protocol
 from urllib.parse import unquote
@@ -160,8 +164,10 @@ class Mirror:
         with self.lock:
             started = time.monotonic()
             report = Report()
-            for remote, known in self._collections():
-                self._sync_collection(remote, known, report, progress)
+            pairs = self._collections()
+            with Ahead(self.dav.everything, self._unmirrored(pairs)) as ahead:
+                for remote, known in pairs:
+                    self._sync_collection(remote, known, report, progress, ahead)
             if report.unchanged < report.collections or not self._synced_before:
                 with self.writer.begin() as conn:
                     for kind in self.kinds.values():
@@ -212,6 +218,16 @@ class Mirror:
                     state.save_collection(conn, known)
         return pairs
 
+    def _unmirrored(self, pairs: Sequence[tuple[RemoteCollection, Known]]) -> list[str]:
+        """The hrefs of the collections that will be read whole (nothing of them mirrored)."""
+        with self.engine.connect() as conn:
+            filled = state.filled(conn)
+        return [
+            known.href
+            for remote, known in pairs
+            if not _unchanged(remote, known) and not known.sync_token and known.id not in filled
+        ]
+
     def _kinds_of(self, remote: RemoteCollection) -> set[str]:
         """The components a collection is mirrored for: those its kind selects (configuration),
         and every one it holds if it was made through fruitctl."""
@@ -252,6 +268,7 @@ class Mirror:
         known: Known,
         report: Report,
         progress: ProgressCallback | None,
+        ahead: Ahead,
     ) -> None:
         report.collections += 1
         if _unchanged(remote, known):
@@ -260,7 +277,7 @@ class Mirror:
             return
         with self.engine.connect() as conn:
             stored = state.etags(conn, known.id)
-        listing, mode = self._listing(remote, known, empty=not stored)
+        listing, mode = self._listing(remote, known, ahead, empty=not stored)
         report.modes[known.name] = mode
         deleted = set(listing.deleted)
         if listing.complete:
@@ -287,13 +304,13 @@ class Mirror:
             state.save_collection(conn, moved)
 
     def _listing(
-        self, remote: RemoteCollection, known: Known, *, empty: bool
+        self, remote: RemoteCollection, known: Known, ahead: Ahead, *, empty: bool
     ) -> tuple[Listing, str]:
         if empty and not known.sync_token:
             # Nothing mirrored yet: everything, the cheapest way. The first change after it
             # is found by a sync REPORT from no token, which brings a token for the next.
             try:
-                return self.dav.everything(known.href), "query"
+                return ahead.listing(known.href), "query"
             except SyncUnsupported:
                 log.info("no calendar-query on %s", known.href)
         if self.options.use_sync_token:
@@ -378,6 +395,34 @@ class Mirror:
                 self.record(conn, known, other.href, other.etag, other.ics)
             else:
                 kind.drop(conn, [stored.uid])
+
+
+class Ahead:
+    """The whole listings of the collections a sync reads whole, each asked (on one worker
+    thread) while the one before it is stored, so the server answers while we parse. One
+    listing at most waits in memory."""
+
+    def __init__(self, ask: Callable[[str], Listing], hrefs: Sequence[str]) -> None:
+        self._ask = ask
+        self._next = dict(itertools.pairwise(hrefs))
+        self._asked: dict[str, Future[Listing]] = {}
+        self._pool = ThreadPoolExecutor(1, "fruitctl-caldav") if len(hrefs) > 1 else None
+
+    def listing(self, href: str) -> Listing:
+        """The listing of ``href``: the one asked ahead, or asked now."""
+        future = self._asked.pop(href, None)
+        found = future.result() if future is not None else self._ask(href)
+        after = self._next.pop(href, None)
+        if after is not None and self._pool is not None:
+            self._asked[after] = self._pool.submit(self._ask, after)
+        return found
+
+    def __enter__(self) -> Ahead:
+        return self
+
+    def __exit__(self, *_: object) -> None:
+        if self._pool is not None:
+            self._pool.shutdown(wait=True, cancel_futures=True)
 
 
 def sniff(text: str) -> str | None:
