@@ -3,6 +3,8 @@ Seed 001's success criteria, end to end through real stores."""
 
 from __future__ import annotations
 
+import asyncio
+import inspect
 import io
 import json
 import threading
@@ -22,7 +24,8 @@ from fruitctl.gateway import Gateway
 from fruitctl.policy.decision import Actor
 from fruitctl.services.inputs import Input
 from fruitctl.tools.context import ToolContext
-from fruitctl.tools.model import tool
+from fruitctl.tools.model import Tool, tool
+from fruitctl.transports.rpc.jsonrpc import Session
 from fruitctl.transports.rpc.methods import build_methods
 
 AGENT = Actor("agent", "test-agent")
@@ -264,39 +267,80 @@ def test_an_inline_read_runs_on_the_callers_thread_and_others_on_the_pool(
     assert proposed.output["status"] == "pending"
 
 
-def test_bounded_reads_of_the_embedded_store_may_run_on_a_loop(app: bootstrap.App) -> None:
-    registry = app.gateway.registry
-    on_loop = {t.name for t in registry if app.gateway.runs_on_loop(t, {})}
-    expected = {"get_lists", "get_reminder", "open_reminders", "query_reminders"}
-    assert on_loop == expected | {"calendar_upcoming"}
-    # query_reminders only for a call walking an index: not with an expression, or a sort.
-    query = registry.get("query_reminders")
-    assert query is not None
-    assert not app.gateway.runs_on_loop(query)  # no arguments to judge: not bounded
-    assert not app.gateway.runs_on_loop(query, {"query": "[?priority == `1`]"})
-    assert not app.gateway.runs_on_loop(query, {"sortBy": "priority"})
-    # The socket serves those without a worker thread; everything else keeps its deadline.
-    methods = build_methods(app.gateway, lambda: {}, "token")
-    assert not methods["reminders.open"].blocks({})
-    assert not methods["calendar.upcoming"].blocks({"days": 30})
-    assert not methods["reminders.query"].blocks({"list": {"all": True}})
-    assert methods["reminders.query"].blocks({"query": "[?priority == `1`]"})
-    assert methods["reminders.create"].blocks({"reminders": [{"title": "x"}]})
-    assert methods["tools.call"].blocks({"name": "get_lists"})
+def test_reads_the_store_answers_at_once_run_on_the_loop(app: bootstrap.App) -> None:
+    gateway, registry = app.gateway, app.gateway.registry
+    # Opening a store (a migration, a first sync, a permission prompt) takes a thread.
+    assert not any(gateway.runs_on_loop(t, {}) for t in registry)
+    app.gateway.context.reminders, app.gateway.context.calendar  # noqa: B018  (opened)
+    on_loop = {t.name for t in registry if gateway.runs_on_loop(t, {})}
+    reads = {"get_lists", "open_reminders", "query_reminders", "calendar_upcoming", "query_events"}
+    assert on_loop == reads
+    assert gateway.runs_on_loop(_tool(app, "get_reminder"), {"id": "x"})
+    # The store judges each call: an index walk of a bounded number of rows, a short range.
+    query, events = _tool(app, "query_reminders"), _tool(app, "query_events")
+    assert gateway.runs_on_loop(query, {"list": {"all": True}, "status": "completed"})
+    assert not gateway.runs_on_loop(query, {"query": "[?priority == `1`]"})
+    assert not gateway.runs_on_loop(query, {"sortBy": "priority"})
+    assert not gateway.runs_on_loop(query, {"status": "all"})
+    assert not gateway.runs_on_loop(query, {"limit": 200, "offset": 900})
+    assert not gateway.runs_on_loop(query, {"list": {"name": "No such list"}})
+    assert not gateway.runs_on_loop(events, {"from": "2026-01-01", "to": "2026-03-01"})
+    # The socket gets such an answer as it is; anything else is awaited off the loop.
+    methods = build_methods(gateway, lambda: {}, "token")
+    session = Session(lambda: AGENT)
+    assert isinstance(methods["reminders.open"].run({}, session), dict)
+    assert isinstance(methods["calendar.upcoming"].run({"days": 30}, session), dict)
+    assert isinstance(methods["reminders.query"].run({"list": {"all": True}}, session), list)
+    assert isinstance(methods["tools.call"].run({"name": "get_lists"}, session), list)
+    for name, params in (
+        ("reminders.query", {"query": "[?priority == `1`]"}),
+        ("reminders.create", {"reminders": [{"title": "x"}]}),
+        ("tools.call", {"name": "query_reminders", "arguments": {"sortBy": "priority"}}),
+    ):
+        pending = methods[name].run(params, session)
+        assert inspect.isawaitable(pending), name
+        assert asyncio.run(_awaited(pending)) is not None
 
 
-def test_no_read_runs_on_a_loop_when_the_store_is_not_embedded(home: Path) -> None:
+async def _awaited(pending: Any) -> Any:
+    return await pending
+
+
+def _tool(app: bootstrap.App, name: str) -> Tool:
+    found = app.gateway.registry.get(name)
+    assert found is not None
+    return found
+
+
+class _Opaque:
+    """A store that does not say which of its reads are quick (a plugin's, say)."""
+
+    def __init__(self, inner: Any) -> None:
+        self._inner = inner
+
+    def __getattr__(self, name: str) -> Any:
+        if name == "answers_at_once":
+            raise AttributeError(name)
+        return getattr(self._inner, name)
+
+
+def test_no_read_runs_on_a_loop_when_the_store_cannot_tell(home: Path) -> None:
     config = load()
-    embedded = bootstrap.reminders_backend_factory(config)
-    # The same store behind another factory, as a plugin backend would be: nothing is known
-    # of its reads, so none of them may hold a loop.
+    reminders = bootstrap.reminders_backend_factory(config)
     calendars = bootstrap.calendar_backend_factory(config)
-    plugin = bootstrap.App(config, lambda c: embedded(c), calendar_factory=lambda c: calendars(c))
+    plugin = bootstrap.App(
+        config,
+        lambda c: _Opaque(reminders(c)),
+        calendar_factory=lambda c: _Opaque(calendars(c)),
+    )
     try:
+        plugin.gateway.context.reminders, plugin.gateway.context.calendar  # noqa: B018  (opened)
         assert not any(plugin.gateway.runs_on_loop(t, {}) for t in plugin.gateway.registry)
         methods = build_methods(plugin.gateway, lambda: {}, "token")
-        assert methods["reminders.open"].blocks({})
-        assert methods["calendar.upcoming"].blocks({})
-        assert methods["reminders.query"].blocks({})
+        session = Session(lambda: AGENT)
+        for name in ("reminders.open", "calendar.upcoming", "reminders.query"):
+            pending = methods[name].run({}, session)
+            assert inspect.isawaitable(pending), name
+            asyncio.run(_awaited(pending))
     finally:
         plugin.close()

@@ -22,8 +22,6 @@ from fruitctl.backend_factories import (
     PERSONAL_STORES,
     backend_name,
     calendar_backend_factory,
-    local_calendars,
-    local_reminders,
     reminders_backend_factory,
     web_search_service,
 )
@@ -190,17 +188,7 @@ class App:
         context = ToolContext(self._factories(rules), rules.of)
         policy = Policy(rules, self.modes, recorder)
         log = telemetry.configure_logging(self.config.paths.log_dir)
-        embedded = frozenset(
-            name
-            for name, factory, local in (
-                ("reminders", self.backend_factory, local_reminders),
-                ("calendar", self._calendar_factory(), local_calendars),
-            )
-            if factory is local
-        )
-        gateway = Gateway(
-            registry, policy, context, log, recorder, _run_in_child, embedded_stores=embedded
-        )
+        gateway = Gateway(registry, policy, context, log, recorder, _run_in_child)
         ttl = self.config.settings.approvals.ttl_hours * 3600
         gateway.approvals = Approvals(
             self.ledger, self.audit, registry, context, gateway.run_tool, ttl

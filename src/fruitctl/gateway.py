@@ -16,11 +16,13 @@ proposal's trace id (``approved`` or ``failed``), like any other call.
 from __future__ import annotations
 
 import contextvars
+import inspect
 import time
-from collections.abc import Callable, Mapping
+from collections.abc import Awaitable, Callable, Mapping
 from concurrent.futures import ThreadPoolExecutor
 from concurrent.futures import TimeoutError as FutureTimeout
 from dataclasses import dataclass
+from functools import partial
 from typing import TYPE_CHECKING, Any, Literal
 
 from pydantic import BaseModel
@@ -70,7 +72,6 @@ class Gateway:
         recorder: CallRecorder,
         run_child: ChildRunner,
         workers: int = 8,
-        embedded_stores: frozenset[str] = frozenset(),
     ) -> None:
         self.registry = registry
         self.policy = policy
@@ -78,7 +79,6 @@ class Gateway:
         self._log = log
         self._recorder = recorder
         self._run_child = run_child
-        self._embedded = embedded_stores
         self._pool = ThreadPoolExecutor(max_workers=workers, thread_name_prefix="fruitctl-tool")
 
     approvals: Approvals | None = None
@@ -116,6 +116,35 @@ class Gateway:
             return self._blocked(call, decision)
         return self._execute(call, tool, parsed, idempotency_key, inline)
 
+    def answer(
+        self,
+        name: str,
+        args: Mapping[str, Any] | None,
+        actor: Actor,
+        *,
+        idempotency_key: str | None = None,
+        limit: float | None = None,
+    ) -> ToolResult | Awaitable[ToolResult]:
+        """The one entry for a front door on an event loop; the gateway picks where the call
+        runs. A read its store answers at once runs right here (``runs_on_loop``) and its
+        result comes back as it is, with no await to pay; anything else is an awaitable of the
+        result: another in-process read on a worker thread, abandoned at the tool's deadline;
+        writes and sandboxed tools on a worker thread while ``invoke`` keeps their own timeout.
+        ``limit`` is a door's configured cap on any request (the socket's request timeout):
+        a call still running then is abandoned (and answered ``timeout``)."""
+        tool = self.registry.get(name)
+        arguments = args or {}
+        if tool is not None and self.runs_on_loop(tool, arguments):
+            return self.invoke(name, arguments, actor, idempotency_key=idempotency_key, inline=True)
+        inline = tool is not None and self.runs_inline(tool)
+        deadline = tool.definition.timeout_seconds if tool is not None and inline else None
+        if limit is not None:
+            deadline = limit if deadline is None else min(deadline, limit)
+        work = partial(
+            self.invoke, name, arguments, actor, idempotency_key=idempotency_key, inline=inline
+        )
+        return self._on_a_thread(name, actor, work, deadline)
+
     async def ainvoke(
         self,
         name: str,
@@ -123,32 +152,23 @@ class Gateway:
         actor: Actor,
         *,
         idempotency_key: str | None = None,
+        limit: float | None = None,
     ) -> ToolResult:
-        """``invoke`` for a front door on an event loop, which picks where the call runs: a
-        bounded read of an embedded store right here on the loop (``runs_on_loop``); another
-        in-process read on a worker thread, abandoned at the tool's deadline; anything else
-        (writes, sandboxed tools) on a worker thread while ``invoke`` keeps their own timeout.
-        A door no longer chooses a strategy or a timeout of its own."""
-        import anyio.to_thread  # only the servers' event loops call this: not every CLI start
+        """``answer``, awaited."""
+        found = self.answer(name, args, actor, idempotency_key=idempotency_key, limit=limit)
+        return await found if inspect.isawaitable(found) else found
 
-        tool = self.registry.get(name)
-        arguments = args or {}
-        if tool is not None and self.runs_on_loop(tool, arguments):
-            return self.invoke(name, arguments, actor, idempotency_key=idempotency_key, inline=True)
-        if tool is not None and self.runs_inline(tool):
-            timeout = tool.definition.timeout_seconds
-            with anyio.move_on_after(timeout):
-                return await anyio.to_thread.run_sync(
-                    lambda: self.invoke(
-                        name, arguments, actor, idempotency_key=idempotency_key, inline=True
-                    ),
-                    abandon_on_cancel=True,
-                )
-            call = _Call(name, actor, new_trace_id(), new_span_id(), time.perf_counter() - timeout)
-            return self._failed(call, Timeout(f"{name} did not finish within {timeout:g} s."))
-        return await anyio.to_thread.run_sync(
-            lambda: self.invoke(name, arguments, actor, idempotency_key=idempotency_key)
-        )
+    async def _on_a_thread(
+        self, name: str, actor: Actor, work: Callable[[], ToolResult], deadline: float | None
+    ) -> ToolResult:
+        import anyio.to_thread  # only the servers' event loops come here: not every CLI start
+
+        if deadline is None:
+            return await anyio.to_thread.run_sync(work)
+        with anyio.move_on_after(deadline):
+            return await anyio.to_thread.run_sync(work, abandon_on_cancel=True)
+        call = _Call(name, actor, new_trace_id(), new_span_id(), time.perf_counter() - deadline)
+        return self._failed(call, Timeout(f"{name} did not finish within {deadline:g} s."))
 
     def decide(
         self, proposal_id: str, action: Action, actor: Actor, reason: str | None = None
@@ -284,18 +304,20 @@ class Gateway:
         in-process reads do; writes and sandboxed tools take the pool and their own timeout."""
         return tool.child is None and tool.definition.category == "read_only"
 
-    def runs_on_loop(self, tool: Tool, arguments: Mapping[str, Any] | None = None) -> bool:
+    def runs_on_loop(self, tool: Tool, arguments: Mapping[str, Any]) -> bool:
         """Whether a front door may run this call on its event loop (``invoke(..., inline=True)``
-        from the loop thread, no deadline): a bounded read of a store that is embedded here
-        (``embedded_stores``, set by the composition root). A tool bounded only for some calls
-        (``Tool.bounded_when``) is judged on its ``arguments``; without them, it is not. Any
-        other call could be slow - a query with an expression, a CalDAV mirror due for a sync,
-        a file, the network - and must run where a deadline can abandon it."""
-        if tool.bounded_read_of not in self._embedded or not self.runs_inline(tool):
+        from the loop thread, no deadline): a plain read whose store, open already, answers
+        these arguments at once (``Tool.at_once``, the store's own judgement). Anything else -
+        an expression to evaluate, a mirror due for a sync, a store not opened yet, a file, the
+        network - runs where a deadline can abandon it."""
+        if tool.at_once is None or not self.runs_inline(tool):
             return False
-        if tool.bounded_when is None:
-            return True
-        return arguments is not None and tool.bounded_when(arguments)
+        if not self.context.opened(tool.service):
+            return False  # opening a store (a first sync, a permission prompt) takes a thread
+        try:
+            return tool.at_once(tool.parse(arguments), self.context)
+        except FruitctlError:
+            return False  # the call itself reports the problem, off the loop
 
     def _perform(
         self, call: _Call, tool: Tool, args: BaseModel, key: str | None, inline: bool

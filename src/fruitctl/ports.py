@@ -119,6 +119,18 @@ class ReminderSearch(Protocol):
         ...
 
 
+@runtime_checkable
+class AnswersAtOnce(Protocol):
+    """Optional: a store that knows which of its reads are a few bounded index reads in this
+    process - short enough to answer on a front door's event loop, with no deadline to keep.
+    A backend without it is never asked to: its reads keep a worker thread and a deadline."""
+
+    def answers_at_once(self, query: ReminderQuery | EventRange | None) -> bool:
+        """For ``query`` - a fetch, a range of events, or None for a lookup by id or the lists -
+        whether it is such a read. False whenever in doubt."""
+        ...
+
+
 # Calendars -------------------------------------------------------------------------------------
 
 EventScope = Literal["occurrence", "series"]

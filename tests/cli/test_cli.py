@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 import subprocess
 import sys
 import time
@@ -386,9 +387,9 @@ def test_bash_completion_completes_commands_and_subcommands(home: Path) -> None:
     assert complete("rem") == ["reminders"]
     assert complete("reminders", "up") == ["update"]
     assert "--json" in complete("reminders", "list", "--j")
-    script = subprocess.run(
-        [fruitctl, "--show-completion", "bash"], capture_output=True, text=True, timeout=60
-    )
+    # Typed in a bash (the command detects its shell from its parent, whoever runs pytest).
+    typed = [shutil.which("bash") or "bash", "-c", '"$0" --show-completion; exit $?', fruitctl]
+    script = subprocess.run(typed, capture_output=True, text=True, timeout=60)
     assert "_FRUITCTL_COMPLETE=complete_bash" in script.stdout
 
 

@@ -6,6 +6,7 @@ from __future__ import annotations
 import os
 import stat
 import threading
+from datetime import UTC, datetime
 from pathlib import Path
 
 import pytest
@@ -13,13 +14,12 @@ from alembic.script import ScriptDirectory
 from sqlalchemy import Engine, inspect, text
 
 from fruitctl.backends.local import LocalReminders
-from fruitctl.backends.local.reminders import scope_filter
+from fruitctl.backends.local.reminders import AT_ONCE_ROWS, scope_filter
 from fruitctl.backends.local.rows import ORDERS, base_select
 from fruitctl.backends.local.tables import metadata
 from fruitctl.ports import NewReminder, ReminderQuery, ReminderScope
 from fruitctl.store import engine as store_engine
 from fruitctl.store import open_database
-from fruitctl.tools.catalog.reminders import walks_an_index
 
 
 @pytest.fixture
@@ -110,19 +110,24 @@ def test_hot_queries_walk_an_index_without_sorting(
 
 @pytest.mark.parametrize("lists", [("L",), None])
 @pytest.mark.parametrize("status", ["incomplete", "completed", "all"])
-@pytest.mark.parametrize("order", ["newest", "oldest", "priority", "dueDate"])
-def test_a_query_is_judged_bounded_exactly_when_its_plan_walks_an_index(
+@pytest.mark.parametrize("order", ["newest", "oldest", "priority", "dueDate", "open"])
+def test_a_fetch_is_answered_at_once_exactly_when_its_plan_walks_an_index(
     engine: Engine, lists: tuple[str, ...] | None, status: str, order: str
 ) -> None:
-    # query_reminders runs on a front door's loop only when this holds (walks_an_index): the
+    # A read runs on a front door's loop only when the store says so (answers_at_once): its
     # judgement must agree with SQLite's plan, both ways, for every scope, status and order.
-    LocalReminders(engine)
+    backend = LocalReminders(engine)
     scope = ReminderScope(lists, status)  # type: ignore[arg-type]
     plan = _plan(engine, base_select().where(*scope_filter(scope)).order_by(*ORDERS[order]))
     indexed = "TEMP B-TREE" not in plan and "SCAN reminders" not in plan
-    args = {"status": status, "sortBy": order, "list": {"all": True} if lists is None else {}}
-    assert walks_an_index(args) is indexed, plan
-    assert not walks_an_index({**args, "query": "[?priority == `1`]"})
+    assert backend.answers_at_once(ReminderQuery(scope, order, 50)) is indexed, plan  # type: ignore[arg-type]
+    # ...and only for a bounded number of rows, with no filter on due dates.
+    assert not backend.answers_at_once(ReminderQuery(scope, order, None))  # type: ignore[arg-type]
+    assert not backend.answers_at_once(ReminderQuery(scope, order, 200, offset=AT_ONCE_ROWS))  # type: ignore[arg-type]
+    due = ReminderQuery(scope, order, 50, due_before=datetime.now(UTC))  # type: ignore[arg-type]
+    assert not backend.answers_at_once(due)
+    dated = ReminderQuery(scope, order, 50, include_no_due=False)  # type: ignore[arg-type]
+    assert not backend.answers_at_once(dated)
 
 
 def test_the_backend_writes_with_immediate_transactions(engine: Engine) -> None:

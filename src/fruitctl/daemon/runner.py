@@ -168,8 +168,9 @@ async def _serve(
         )
 
     workers = Workers(options.request_timeout)
+    limit = options.request_timeout
     dispatcher = Dispatcher(
-        build_methods(gateway, info, token), workers.run, log, AaiDoor(gateway, workers.run)
+        build_methods(gateway, info, token, limit), workers.run, log, AaiDoor(gateway, limit)
     )
     servers = [
         RpcServer(dispatcher, log, max_bytes=options.max_bytes, agent_uids=door.agent_uids)

@@ -29,8 +29,15 @@ from fruitctl.domain.dates import (
     wire_zone,
     zone,
 )
-from fruitctl.domain.errors import InvalidParams, NotFound
-from fruitctl.ports import CalendarBackend, EventChanges, EventRange, EventScope, NewEvent
+from fruitctl.domain.errors import FruitctlError, InvalidParams, NotFound
+from fruitctl.ports import (
+    AnswersAtOnce,
+    CalendarBackend,
+    EventChanges,
+    EventRange,
+    EventScope,
+    NewEvent,
+)
 from fruitctl.services import calendar_inputs as inputs
 from fruitctl.services.calendar_drafts import bound, changes_of, draft_of, moment, preview
 from fruitctl.services.inputs import parse
@@ -52,19 +59,9 @@ class CalendarService:
 
     def query_events(self, args: Args = None) -> dict[str, Any]:
         request = parse(inputs.QueryEvents, args, "query_events")
-        start = bound(request.start, "from") if request.start is not None else now()
-        end = bound(request.to, "to", end_of_day=True) if request.to is not None else None
-        end = end or start + WEEK
-        if end <= start:
-            raise InvalidParams("'to' must be after 'from'.", field="to")
-        if end - start > timedelta(days=inputs.MAX_RANGE_DAYS):
-            raise InvalidParams(
-                f"The range from 'from' to 'to' is longer than {inputs.MAX_RANGE_DAYS} days; "
-                "ask for a shorter one.",
-                field="to",
-            )
-        ids = None if request.calendar is None else (self._calendar(request.calendar).id,)
-        found = self.backend.events(EventRange(start, end, ids, request.limit))
+        asked = self._range(request)
+        found = self.backend.events(asked)
+        start, end = asked.start, asked.end
         return {
             "window": {"from": format_datetime(start), "to": format_datetime(end)},
             "events": [e.to_wire() for e in found],
@@ -75,12 +72,27 @@ class CalendarService:
         request = parse(inputs.GetEvent, args, "get_event")
         return self.backend.get_event(request.id).to_wire()
 
+    def answers_at_once(self, request: BaseModel) -> bool:
+        """Whether the store answers this read (the parsed arguments of ``query_events`` or
+        ``upcoming``) with a few bounded reads in this process - so a front door may run it on
+        its event loop. A store that cannot tell (``AnswersAtOnce``) never does."""
+        backend = self.backend
+        if not isinstance(backend, AnswersAtOnce):
+            return False
+        try:
+            match request:
+                case inputs.Upcoming():
+                    return backend.answers_at_once(EventRange(*_upcoming_window(request)[1:]))
+                case inputs.QueryEvents():
+                    return backend.answers_at_once(self._range(request))
+        except FruitctlError:
+            return False  # the call reports it, wherever it runs
+        return False
+
     def upcoming(self, args: Args = None) -> dict[str, Any]:
         """Seed 000: the next ``days`` of events in ``timezone``, sorted by start."""
         request = parse(inputs.Upcoming, args, "calendar.upcoming")
-        tz = wire_zone() if request.timezone is None else zone(request.timezone)
-        start = now().astimezone(tz)
-        end = start + timedelta(days=request.days)
+        tz, start, end = _upcoming_window(request)
         # Sorted here, in the zone asked for (an all-day event starts at *its* midnight),
         # then cut: the backend's order uses the person's zone.
         found = sorted(self.backend.events(EventRange(start, end)), key=_in_zone_key(tz))
@@ -94,6 +106,21 @@ class CalendarService:
             "events": events,
             "count": len(events),
         }
+
+    def _range(self, request: inputs.QueryEvents) -> EventRange:
+        start = bound(request.start, "from") if request.start is not None else now()
+        end = bound(request.to, "to", end_of_day=True) if request.to is not None else None
+        end = end or start + WEEK
+        if end <= start:
+            raise InvalidParams("'to' must be after 'from'.", field="to")
+        if end - start > timedelta(days=inputs.MAX_RANGE_DAYS):
+            raise InvalidParams(
+                f"The range from 'from' to 'to' is longer than {inputs.MAX_RANGE_DAYS} days; "
+                "ask for a shorter one.",
+                field="to",
+            )
+        ids = None if request.calendar is None else (self._calendar(request.calendar).id,)
+        return EventRange(start, end, ids, request.limit)
 
     # -- writes ----------------------------------------------------------------------------------
 
@@ -236,3 +263,10 @@ def _original(series: Event, when: date | datetime) -> date | datetime:
         return when
     own = zone(series.timezone) if series.timezone else first.tzinfo
     return datetime.combine(when, first.astimezone(own).timetz().replace(tzinfo=None), own)
+
+
+def _upcoming_window(request: inputs.Upcoming) -> tuple[ZoneInfo, datetime, datetime]:
+    """The zone of an ``upcoming`` call and its window, from now."""
+    tz = wire_zone() if request.timezone is None else zone(request.timezone)
+    start = now().astimezone(tz)
+    return tz, start, start + timedelta(days=request.days)

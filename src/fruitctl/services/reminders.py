@@ -17,7 +17,7 @@ from typing import Any, cast
 from pydantic import BaseModel
 
 from fruitctl.domain.dates import format_datetime, now, parse_date_or_datetime, parse_datetime
-from fruitctl.domain.errors import InvalidParams, NotFound
+from fruitctl.domain.errors import FruitctlError, InvalidParams, NotFound
 from fruitctl.domain.query import compile_query
 from fruitctl.domain.reminders import (
     NOTES_MAX,
@@ -29,6 +29,7 @@ from fruitctl.domain.reminders import (
     priority_value,
 )
 from fruitctl.ports import (
+    AnswersAtOnce,
     NewReminder,
     ReminderChanges,
     ReminderQuery,
@@ -69,9 +70,7 @@ class RemindersService:
         request = parse(inputs.QueryReminders, args, "query")
         scope = ReminderScope(self._scope_lists(request.list), request.status)
         if request.query is None:
-            found = self.backend.fetch(
-                ReminderQuery(scope, request.sortBy, request.limit, request.offset)
-            )
+            found = self.backend.fetch(_plain_query(scope, request))
             return self._items("query", found, Reminder.to_wire)
         query = compile_query(request.query)
         if self.pushdown and isinstance(self.backend, ReminderSearch):
@@ -84,16 +83,29 @@ class RemindersService:
 
     def open_reminders(self, args: Args = None) -> dict[str, Any]:
         request = parse(inputs.OpenReminders, args, "open")
-        found = self.backend.fetch(
-            ReminderQuery(
-                ReminderScope(None, "incomplete"),
-                "open",
-                request.limit,
-                include_no_due=request.includeNoDueDate,
-            )
-        )
+        found = self.backend.fetch(_open_query(request))
         items = self._items("open", found, self._open_item)
         return {"generatedAt": format_datetime(now()), "items": items, "count": len(items)}
+
+    def answers_at_once(self, request: BaseModel) -> bool:
+        """Whether the store answers this read (the parsed arguments of one of the reads
+        above) with a few bounded reads in this process - so a front door may run it on its
+        event loop. A store that cannot tell (``AnswersAtOnce``) never does."""
+        backend = self.backend
+        if not isinstance(backend, AnswersAtOnce):
+            return False
+        match request:
+            case inputs.GetLists() | inputs.GetReminder():
+                return backend.answers_at_once(None)
+            case inputs.OpenReminders():
+                return backend.answers_at_once(_open_query(request))
+            case inputs.QueryReminders(query=None) if backend.answers_at_once(None):
+                try:  # naming the list is itself a lookup the store answers at once
+                    scope = ReminderScope(self._scope_lists(request.list), request.status)
+                except FruitctlError:
+                    return False  # the call reports it, wherever it runs
+                return backend.answers_at_once(_plain_query(scope, request))
+        return False  # an expression to evaluate, or a write
 
     # -- writes --------------------------------------------------------------------------------
 
@@ -322,3 +334,16 @@ def _notes(notes: str | None) -> str | None:
 
 def _url(url: str | None) -> str | None:
     return None if url is None else check_text("url", url.strip(), limit=URL_MAX) or None
+
+
+def _plain_query(scope: ReminderScope, request: inputs.QueryReminders) -> ReminderQuery:
+    return ReminderQuery(scope, request.sortBy, request.limit, request.offset)
+
+
+def _open_query(request: inputs.OpenReminders) -> ReminderQuery:
+    return ReminderQuery(
+        ReminderScope(None, "incomplete"),
+        "open",
+        request.limit,
+        include_no_due=request.includeNoDueDate,
+    )

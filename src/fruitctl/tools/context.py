@@ -30,6 +30,10 @@ class ToolContext:
         self._factories = factories
         self._rules = rules
 
+    def opened(self, part: str | None) -> bool:
+        """Whether a part (``"reminders"``, ``"calendar"``...) has been built already."""
+        return part is not None and part in self.__dict__  # where cached_property keeps it
+
     def rules(self, tool_name: str) -> Any:
         """The effective governance rules of a tool (``policy.governance.ToolRules``)."""
         return self._rules(tool_name)

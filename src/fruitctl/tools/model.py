@@ -132,14 +132,11 @@ class Tool:
     """For a sandboxed tool: ``module:function`` run in a child process with the arguments."""
     child_limits: Any = None
     """The child's resource limits (``fruitctl.sandbox.Limits``); None for the defaults."""
-    bounded_read_of: str | None = None
-    """For a read whose cost has a fixed bound - an indexed query of at most a fixed number of
-    rows, no expression evaluated, no scan - the store it reads (``"reminders"``). When that
-    store is the embedded one, the read may run on a front door's event loop (see
-    ``Gateway.runs_on_loop``): cheaper than a thread hop, and too short to hold anyone up."""
-    bounded_when: Callable[[Mapping[str, Any]], bool] | None = None
-    """For a tool whose bound depends on the call (a query without an expression): true for the
-    raw arguments of a call that is bounded. None: every call of a ``bounded_read_of`` tool is."""
+    at_once: Callable[[BaseModel, Any], bool] | None = None
+    """For a read: asks the store behind it, given the parsed arguments and the tool context,
+    whether this call is a few bounded reads in this process (``AnswersAtOnce``) - then a front
+    door may run it on its event loop (``Gateway.runs_on_loop``), cheaper than a thread hop and
+    too short to hold anyone up. None: every call keeps a worker thread and its deadline."""
     change: Change | None = None
     """For a write: how it is described, checked for conflicts and undone (required)."""
     targets: tuple[TargetRule, ...] = ()
@@ -177,8 +174,7 @@ def tool(
     child: str | None = None,
     child_limits: Any = None,
     schema: dict[str, Any] | None = None,
-    bounded_read_of: str | None = None,
-    bounded_when: Callable[[Mapping[str, Any]], bool] | None = None,
+    at_once: Callable[[BaseModel, Any], bool] | None = None,
     change: Change | None = None,
     targets: tuple[TargetRule, ...] = (),
     alias: str | None = None,
@@ -233,8 +229,7 @@ def tool(
             parse=lambda args: parser(input_model, args, definition.name),
             child=child,
             child_limits=child_limits,
-            bounded_read_of=bounded_read_of,
-            bounded_when=bounded_when,
+            at_once=at_once,
             change=change,
             targets=targets,
             alias=alias,

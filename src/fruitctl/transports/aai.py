@@ -13,6 +13,7 @@ writes, which a person may have to approve first).
 
 from __future__ import annotations
 
+import inspect
 import json
 import re
 import sys
@@ -26,8 +27,8 @@ from fruitctl.gateway import Gateway
 from fruitctl.policy.decision import Actor
 from fruitctl.private import make_dirs, write_private
 from fruitctl.tools.model import Tool
-from fruitctl.transports.rpc.jsonrpc import RunBlocking, Session
-from fruitctl.transports.rpc.methods import invoke
+from fruitctl.transports.rpc.jsonrpc import Session
+from fruitctl.transports.rpc.methods import invoke, output
 
 VERSION = "1.0"
 ENVELOPE_KEYS = frozenset({"tool", "version", "request_id", "params"})
@@ -37,11 +38,12 @@ APP_ID = re.compile(r"^[A-Za-z0-9](?:[A-Za-z0-9-]*[A-Za-z0-9])?(?:\.[A-Za-z0-9-]
 
 
 class AaiDoor:
-    """AAI envelopes for the socket's dispatcher (see ``jsonrpc.Envelopes``)."""
+    """AAI envelopes for the socket's dispatcher (see ``jsonrpc.Envelopes``). ``limit``: the
+    socket's request timeout, a cap on every call besides the tool's own deadline."""
 
-    def __init__(self, gateway: Gateway, run_blocking: RunBlocking) -> None:
+    def __init__(self, gateway: Gateway, limit: float | None = None) -> None:
         self._gateway = gateway
-        self._run_blocking = run_blocking
+        self._limit = limit
 
     def claims(self, message: Any) -> bool:
         # An envelope missing its tool is still an envelope: answered INVALID_REQUEST in AAI.
@@ -66,17 +68,25 @@ class AaiDoor:
     ) -> dict[str, Any] | Awaitable[dict[str, Any]]:
         try:
             tool, params, request_id = parse_request(message)
-        except FruitctlError as exc:
-            return failure(_request_id(message), exc)
-        work = _call(self._gateway, tool, params, request_id, lambda: session.actor)
-        return self._run(work, request_id)
+            found = invoke(self._gateway, tool, params, session.actor, limit=self._limit)
+        except Exception as exc:
+            return _failed(_request_id(message), exc)
+        if inspect.isawaitable(found):
+            return _later(found, request_id)
+        return success(request_id, found)
 
-    async def _run(self, work: Callable[[], dict[str, Any]], request_id: str) -> dict[str, Any]:
-        try:
-            answer: dict[str, Any] = await self._run_blocking(work)
-        except FruitctlError as exc:  # the request timeout
-            return failure(request_id, exc)
-        return answer
+
+async def _later(pending: Awaitable[Any], request_id: str) -> dict[str, Any]:
+    try:
+        return success(request_id, await pending)
+    except Exception as exc:
+        return _failed(request_id, exc)
+
+
+def _failed(request_id: str | None, exc: Exception) -> dict[str, Any]:
+    if isinstance(exc, FruitctlError):
+        return failure(request_id, exc)
+    return failure(request_id, InternalError("Internal error."))  # never a traceback on the wire
 
 
 def answer_text(gateway: Gateway, text: str, actor: Actor) -> dict[str, Any]:
@@ -132,11 +142,9 @@ def _call(
 ) -> Callable[[], dict[str, Any]]:
     def work() -> dict[str, Any]:
         try:
-            return success(request_id, invoke(gateway, tool, params, actor()))
-        except FruitctlError as exc:
-            return failure(request_id, exc)
-        except Exception:  # never a traceback on the wire
-            return failure(request_id, InternalError("Internal error."))
+            return success(request_id, output(gateway.invoke(tool, params, actor())))
+        except Exception as exc:
+            return _failed(request_id, exc)
 
     return work
 

@@ -40,6 +40,7 @@ from __future__ import annotations
 
 import logging
 import secrets
+from datetime import timedelta
 
 from sqlalchemy import Connection, or_, select
 
@@ -60,10 +61,18 @@ from fruitctl.domain.dates import format_datetime, now
 from fruitctl.domain.errors import InvalidParams, NotFound, PermissionDenied
 from fruitctl.domain.reminders import check_text
 from fruitctl.domain.writes import next_token
-from fruitctl.ports import EventChanges, EventRange, EventScope, NewEvent, PermissionStatus
+from fruitctl.ports import (
+    EventChanges,
+    EventRange,
+    EventScope,
+    NewEvent,
+    PermissionStatus,
+    ReminderQuery,
+)
 
 __all__ = ["CalendarTables", "LocalCalendars", "StoredObject"]
 log = logging.getLogger(__name__)
+AT_ONCE_DAYS = timedelta(days=31)  # the longest range read on a front door's event loop
 
 
 class LocalCalendars(CalendarTables):
@@ -87,6 +96,11 @@ class LocalCalendars(CalendarTables):
         return self.put_calendar(secrets.token_hex(8), name)
 
     # -- reads -----------------------------------------------------------------------------------
+
+    def answers_at_once(self, query: ReminderQuery | EventRange | None) -> bool:
+        """A range of at most ``AT_ONCE_DAYS``: an index range of rows, each series cut from
+        its kept timeline (``ical_occurrences``)."""
+        return isinstance(query, EventRange) and query.end - query.start <= AT_ONCE_DAYS
 
     def events(self, query: EventRange) -> list[Event]:
         start, end = query.start.timestamp(), query.end.timestamp()

@@ -23,6 +23,7 @@ from fruitctl.domain.query import Query
 from fruitctl.domain.reminders import Reminder, ReminderList, check_text
 from fruitctl.domain.writes import next_token
 from fruitctl.ports import (
+    EventRange,
     NewReminder,
     PermissionStatus,
     ReminderChanges,
@@ -31,6 +32,7 @@ from fruitctl.ports import (
 )
 
 WRITE = {"fruitctl_write": True}  # see fruitctl.store.engine.WRITE_OPTION
+AT_ONCE_ROWS = 1_000  # the most rows an index walk may read on a front door's event loop
 
 
 def new_id() -> str:
@@ -133,6 +135,22 @@ class LocalReminders:
             except IntegrityError as exc:
                 raise taken from exc
         return ReminderList(id=list_id, name=name, isDefault=False, count=0)
+
+    def answers_at_once(self, query: ReminderQuery | EventRange | None) -> bool:
+        """The lists, a reminder by id, and a fetch that walks an index for at most
+        ``AT_ONCE_ROWS`` rows: one status, an order an index holds, no filter on due dates (a test
+        holds this to SQLite's own query plans)."""
+        if query is None:
+            return True
+        return (
+            isinstance(query, ReminderQuery)
+            and query.scope.status != "all"
+            and query.order in rows.INDEX_ORDERS
+            and query.due_before is None
+            and query.include_no_due  # else a walk may pass every undated one to fill its limit
+            and query.limit is not None
+            and query.limit + query.offset <= AT_ONCE_ROWS
+        )
 
     def fetch(self, query: ReminderQuery) -> list[Reminder]:
         # Reminders are frozen: the cached tuple can be handed out as a fresh list.

@@ -114,6 +114,7 @@ def created_columns(created: datetime) -> dict[str, Any]:
 _priority_rank = case((reminders.c.priority == 0, 10), else_=reminders.c.priority)
 _newest = [reminders.c.created_sort.desc(), reminders.c.id.desc()]
 _due = [reminders.c.due_sort.is_(None), reminders.c.due_sort]
+INDEX_ORDERS = ("newest", "oldest", "open")  # orders an index holds, for any one status
 ORDERS: Mapping[str, list[Any]] = {
     "newest": _newest,
     "oldest": [reminders.c.created_sort, reminders.c.id],

@@ -17,6 +17,11 @@ from fruitctl.tools.context import ToolContext
 tool = partial(model.tool, service="calendar")
 
 
+def asks_the_store(args: Any, ctx: ToolContext) -> bool:
+    """Whether the calendar store answers this read at once (``Tool.at_once``)."""
+    return ctx.calendar.answers_at_once(args)
+
+
 @tool(
     returns=outputs.Calendars, category="read_only", risk="low", title="List calendars", parse=parse
 )
@@ -26,7 +31,14 @@ def list_calendars(args: inputs.ListCalendars, ctx: ToolContext) -> Any:
     return ctx.calendar.list_calendars(args)
 
 
-@tool(returns=outputs.Events, category="read_only", risk="low", title="Query events", parse=parse)
+@tool(
+    returns=outputs.Events,
+    category="read_only",
+    risk="low",
+    title="Query events",
+    parse=parse,
+    at_once=asks_the_store,
+)
 def query_events(args: inputs.QueryEvents, ctx: ToolContext) -> Any:
     """Events overlapping a range, recurring series expanded into occurrences, soonest first.
 
@@ -60,8 +72,7 @@ def get_event(args: inputs.GetEvent, ctx: ToolContext) -> Any:
     title="Upcoming events",
     parse=parse,
     alias="calendar.upcoming",
-    # at most 30 days and 500 events, each series already expanded (ical_occurrences)
-    bounded_read_of="calendar",
+    at_once=asks_the_store,
 )
 def calendar_upcoming(args: inputs.Upcoming, ctx: ToolContext) -> Any:
     """The next days of events across all calendars, sorted by start.

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping
 from functools import partial
 from typing import Any
 
@@ -13,22 +12,13 @@ from fruitctl.tools import model, outputs
 from fruitctl.tools.catalog import seed_schemas
 from fruitctl.tools.context import ToolContext
 
-INDEX_ORDERS = ("newest", "oldest")
-ONE_STATUS = ("incomplete", "completed")
-
 # A refusal by the store behind these tools names the reminders as the service refused.
 tool = partial(model.tool, service="reminders")
 
 
-def walks_an_index(args: Mapping[str, Any]) -> bool:
-    """Whether a query_reminders call reads at most its limit (200) of rows in the order of an
-    index: no expression to evaluate, one status, newest or oldest first. A test holds this to
-    SQLite's own query plans; anything else (a sort, a scan, JMESPath) keeps its thread."""
-    return (
-        args.get("query") is None
-        and args.get("status", "incomplete") in ONE_STATUS
-        and args.get("sortBy", "newest") in INDEX_ORDERS
-    )
+def asks_the_store(args: Any, ctx: ToolContext) -> bool:
+    """Whether the reminders store answers this read at once (``Tool.at_once``)."""
+    return ctx.reminders.answers_at_once(args)
 
 
 @tool(
@@ -38,8 +28,7 @@ def walks_an_index(args: Mapping[str, Any]) -> bool:
     title="Query reminders",
     parse=inputs.parse,
     schema=seed_schemas.QUERY_REMINDERS,
-    bounded_read_of="reminders",
-    bounded_when=walks_an_index,
+    at_once=asks_the_store,
 )
 def query_reminders(args: inputs.QueryReminders, ctx: ToolContext) -> Any:
     """Find reminders. With no arguments: the open reminders of the default list, newest first,
@@ -77,7 +66,7 @@ def query_reminders(args: inputs.QueryReminders, ctx: ToolContext) -> Any:
     title="List reminder lists",
     parse=inputs.parse,
     schema=seed_schemas.GET_LISTS,
-    bounded_read_of="reminders",
+    at_once=asks_the_store,
 )
 def get_lists(args: inputs.GetLists, ctx: ToolContext) -> Any:
     """All reminder lists: id, name, whether it is the default list, and how many open
@@ -91,7 +80,7 @@ def get_lists(args: inputs.GetLists, ctx: ToolContext) -> Any:
     risk="low",
     title="Get a reminder",
     parse=inputs.parse,
-    bounded_read_of="reminders",
+    at_once=asks_the_store,
 )
 def get_reminder(args: inputs.GetReminder, ctx: ToolContext) -> Any:
     """One reminder by its id, with every field. Example: {"id": "..."}"""
@@ -104,7 +93,7 @@ def get_reminder(args: inputs.GetReminder, ctx: ToolContext) -> Any:
     risk="low",
     title="Open reminders (GTD)",
     parse=inputs.parse,
-    bounded_read_of="reminders",  # at most 1,000 rows, in the order of an index
+    at_once=asks_the_store,
     alias="reminders.open",
 )
 def open_reminders(args: inputs.OpenReminders, ctx: ToolContext) -> Any:

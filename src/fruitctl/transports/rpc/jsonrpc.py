@@ -93,14 +93,10 @@ class Session:
 @dataclass(frozen=True)
 class Method:
     run: Callable[[dict[str, Any], Session], Any]
+    """The answer, or an awaitable of it (a tool call: ``Gateway.ainvoke`` picks where it runs
+    and keeps its deadline)."""
     blocking: bool = False
-    """True: runs on a worker thread under the request timeout (anything touching the gateway)."""
-    on_loop: Callable[[dict[str, Any]], bool] | None = None
-    """For a blocking method: true for the parameters of a call that runs on the loop after
-    all - a bounded read of the embedded store (``Gateway.runs_on_loop``)."""
-
-    def blocks(self, params: dict[str, Any]) -> bool:
-        return self.blocking and not (self.on_loop is not None and self.on_loop(params))
+    """True: runs on a worker thread under the request timeout (``system.info``)."""
 
 
 RunBlocking = Callable[[Callable[[], Any]], Awaitable[Any]]
@@ -177,25 +173,23 @@ class Dispatcher:
                 refused = InvalidParams("Give the parameters by name, as a JSON object.")
                 return _unless(notify, error_response(request_id, refused))
             params = {}
-        if method.blocks(params):
-            return self._later(name, method, params, session, (request_id, notify))
         try:
-            result = method.run(params, session)
+            if method.blocking:
+                result = self._run_blocking(lambda: method.run(params, session))
+            else:
+                result = method.run(params, session)
         except Exception as exc:
             return _unless(notify, self._error(request_id, exc, name))
+        if inspect.isawaitable(result):
+            return self._later(name, result, (request_id, notify))
         return _unless(notify, {"jsonrpc": "2.0", "id": request_id, "result": result})
 
     async def _later(
-        self,
-        name: str,
-        method: Method,
-        params: dict[str, Any],
-        session: Session,
-        reply_to: tuple[Any, bool],
+        self, name: str, pending: Awaitable[Any], reply_to: tuple[Any, bool]
     ) -> dict[str, Any] | None:
         request_id, notify = reply_to
         try:
-            result = await self._run_blocking(lambda: method.run(params, session))
+            result = await pending
         except Exception as exc:
             return _unless(notify, self._error(request_id, exc, name))
         return _unless(notify, {"jsonrpc": "2.0", "id": request_id, "result": result})

@@ -12,15 +12,16 @@
   this user can read: the same power as running the CLI in-process, and nothing an agent that only
   reaches the socket (say, from a container) has.
 
-Every call of a tool is ``Gateway.invoke``; a failed or refused call raises its domain error,
+Every call of a tool is ``Gateway.answer``; a failed or refused call raises its domain error,
 which the dispatcher renders as a JSON-RPC error.
 """
 
 from __future__ import annotations
 
 import hmac
+import inspect
 import re
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 from functools import partial
 from typing import Any
 
@@ -28,7 +29,7 @@ from fruitctl import __version__
 from fruitctl.domain.errors import InvalidParams, PermissionDenied, from_code
 from fruitctl.gateway import Gateway
 from fruitctl.policy.decision import Actor
-from fruitctl.tools.model import Tool
+from fruitctl.tools.model import Tool, ToolResult
 from fruitctl.transports.rpc.jsonrpc import AGENTS_ONLY, Method, Session
 
 SERVICE = "fruitctl"
@@ -41,9 +42,13 @@ def ping_result() -> dict[str, Any]:
 
 
 def build_methods(
-    gateway: Gateway, info: Callable[[], dict[str, Any]], human_token: str
+    gateway: Gateway,
+    info: Callable[[], dict[str, Any]],
+    human_token: str,
+    limit: float | None = None,
 ) -> dict[str, Method]:
-    """Every method of the socket, built once: the registry does not change while serving."""
+    """Every method of the socket, built once: the registry does not change while serving.
+    ``limit``: the request timeout, a cap on every call besides the tool's own deadline."""
     pong = ping_result()
     methods: dict[str, Method] = {
         "system.ping": Method(lambda params, session: _no_params(params, lambda: pong)),
@@ -53,18 +58,13 @@ def build_methods(
     listing = {"tools": [_describe(tool, aliases.get(tool.name)) for tool in gateway.registry]}
     methods["tools.list"] = Method(lambda params, session: _no_params(params, lambda: listing))
     methods["tools.call"] = Method(
-        lambda params, session: _tools_call(gateway, params, session), True
+        lambda params, session: _tools_call(gateway, params, session, limit)
     )
     methods["session.identify"] = Method(
         lambda params, session: _identify(params, session, human_token)
     )
     for name, alias in aliases.items():
-        tool = gateway.registry.get(name)
-        # A bounded read of the embedded store runs right on the loop: the worker-thread hop
-        # would cost more than the read (half of what `reminders.open` takes). Whether a call
-        # is one can depend on its arguments (a query without an expression).
-        on_loop = None if tool is None else partial(gateway.runs_on_loop, tool)
-        methods[alias] = Method(_alias_call(gateway, name), True, on_loop)
+        methods[alias] = Method(partial(_alias_call, gateway, name, limit))
     return methods
 
 
@@ -80,11 +80,28 @@ def alias_of(tool: Tool) -> str:
     return f"{space}.{rest or tool.name}"
 
 
-def invoke(gateway: Gateway, name: str, args: Any, actor: Actor, key: str | None = None) -> Any:
-    """The tool's output, or its failure raised as the domain error it was."""
-    # inline: this runs on the socket's worker thread under the per-request timeout, or - a
-    # bounded read of the embedded store (Gateway.runs_on_loop) - on the loop itself.
-    result = gateway.invoke(name, args, actor, idempotency_key=key, inline=True)
+def invoke(
+    gateway: Gateway,
+    name: str,
+    args: Any,
+    actor: Actor,
+    key: str | None = None,
+    limit: float | None = None,
+) -> Any:
+    """The tool's output - or an awaitable of it, when the gateway runs the call off the loop
+    (it picks: ``Gateway.answer``) - its failure raised as the domain error it was."""
+    found = gateway.answer(name, args, actor, idempotency_key=key, limit=limit)
+    if inspect.isawaitable(found):
+        return _output_later(found)
+    return output(found)
+
+
+async def _output_later(pending: Awaitable[ToolResult]) -> Any:
+    return output(await pending)
+
+
+def output(result: ToolResult) -> Any:
+    """A call's output, or its failure raised as the domain error it was."""
     if result.success:
         return result.output
     raise from_code(result.error_code, result.error or "The call failed.", **result.error_details)
@@ -118,11 +135,15 @@ def _describe(tool: Tool, alias: str | None) -> dict[str, Any]:
     }
 
 
-def _alias_call(gateway: Gateway, name: str) -> Callable[[dict[str, Any], Session], Any]:
-    return lambda params, session: invoke(gateway, name, params, session.actor)
+def _alias_call(
+    gateway: Gateway, name: str, limit: float | None, params: dict[str, Any], session: Session
+) -> Any:
+    return invoke(gateway, name, params, session.actor, limit=limit)
 
 
-def _tools_call(gateway: Gateway, params: dict[str, Any], session: Session) -> Any:
+def _tools_call(
+    gateway: Gateway, params: dict[str, Any], session: Session, limit: float | None
+) -> Any:
     _only(params, {"name", "arguments", "idempotencyKey"})
     name, arguments, key = (
         params.get("name"),
@@ -137,7 +158,7 @@ def _tools_call(gateway: Gateway, params: dict[str, Any], session: Session) -> A
         raise InvalidParams("'arguments' must be a JSON object.", field="arguments")
     if key is not None and not isinstance(key, str):
         raise InvalidParams("'idempotencyKey' must be a string.", field="idempotencyKey")
-    return invoke(gateway, name, arguments, session.actor, key)
+    return invoke(gateway, name, arguments, session.actor, key, limit)
 
 
 def _identify(params: dict[str, Any], session: Session, human_token: str) -> dict[str, Any]:

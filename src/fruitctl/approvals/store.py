@@ -1,0 +1,300 @@
+"""The proposals table (``state.db``, migration ``0002_approvals``): a stored proposal is a
+``Proposal``, and each step of one is one conditional statement written with its audit row in
+one transaction. Which step to take, and when, is the engine's (``approvals.engine``); this
+module only knows how each is written down, so that a step that lost a race changes nothing.
+"""
+
+from __future__ import annotations
+
+import json
+import time
+from dataclasses import asdict, dataclass
+from typing import Any
+
+from sqlalchemy import Connection, Engine, text
+
+from fruitctl.approvals.audit import AuditLog, canonical
+from fruitctl.domain.dates import format_epoch
+from fruitctl.domain.errors import Conflict, ProposalExpired, ProposalNotFound
+from fruitctl.policy.decision import Actor
+
+COLUMNS = (
+    "id, tool, args, args_hash, summary, actor, actor_kind, status, created_at, expires_at, "
+    "resolved_at, resolved_by, reason, before, verified, claim, result, error, inverse, undo_of, "
+    "idempotency_key, trace_id"
+)
+_JSON = ("args", "before", "result", "error", "inverse")  # stored as canonical JSON text
+_SELECT = f"SELECT {COLUMNS} FROM proposals"
+
+
+@dataclass(frozen=True)
+class Proposal:
+    """A write someone asked for (``tool`` with ``args``), and where it stands."""
+
+    id: str
+    tool: str
+    args: dict[str, Any]
+    args_hash: str
+    summary: str
+    actor: str
+    """Who asked for it: ``agent:<name>`` or ``human:<name>``."""
+    actor_kind: str
+    status: str
+    """PENDING, APPROVED (being executed), EXECUTED, REJECTED, EXPIRED or FAILED."""
+    created_at: float
+    expires_at: float
+    before: Any
+    """What the write will touch, as it was when it was filed."""
+    resolved_at: float | None = None
+    resolved_by: str | None = None
+    reason: str | None = None
+    verified: bool = False
+    """Whether the target was found unchanged just before executing."""
+    claim: str | None = None
+    """The process executing it (``claims``); None when none is."""
+    result: Any = None
+    error: dict[str, Any] | None = None
+    inverse: dict[str, Any] | None = None
+    """``{"tool", "args"}`` that restores what it changed, once executed (None: no undo)."""
+    undo_of: str | None = None
+    idempotency_key: str | None = None
+    trace_id: str | None = None
+
+    @property
+    def origin(self) -> Actor:
+        """Who asked for it, as an actor."""
+        kind, _, name = self.actor.partition(":")
+        return Actor("human" if kind == "human" else "agent", name)
+
+    @classmethod
+    def from_row(cls, row: Any) -> Proposal:
+        values = dict(row._mapping)
+        for name in _JSON:
+            values[name] = None if values[name] is None else json.loads(values[name])
+        values["verified"] = bool(values["verified"])
+        return cls(**values)
+
+    def to_row(self) -> dict[str, Any]:
+        values = asdict(self)
+        for name in _JSON:
+            values[name] = None if values[name] is None else canonical(values[name])
+        return values
+
+
+class ProposalStore:
+    def __init__(self, engine: Engine, audit: AuditLog) -> None:
+        self._reader = engine
+        self._writer = engine.execution_options(fruitctl_write=True)
+        self._audit = audit
+
+    # -- reading -------------------------------------------------------------------------------
+
+    def get(self, proposal_id: str) -> Proposal:
+        with self._reader.connect() as conn:
+            return self._get(conn, proposal_id)
+
+    def pending(self, proposal_id: str) -> Proposal:
+        """The proposal if it waits for a decision; else not found, expired or decided."""
+        with self._reader.connect() as conn:
+            return self._pending(conn, proposal_id)
+
+    def by_key(self, actor: str, key: str) -> Proposal | None:
+        """The proposal ``actor`` filed with this idempotency key, if any."""
+        query = f"{_SELECT} WHERE actor = :actor AND idempotency_key = :key"
+        with self._reader.connect() as conn:
+            found = conn.execute(text(query), {"actor": actor, "key": key}).first()
+        return None if found is None else Proposal.from_row(found)
+
+    def recent(self, status: str | None, limit: int, actor: str | None) -> list[Proposal]:
+        """Newest first, of one status if given, only ``actor``'s if given."""
+        conditions = ["status = :status"] if status else []
+        if actor is not None:
+            conditions.append("actor = :actor")
+        where = f"WHERE {' AND '.join(conditions)}" if conditions else ""
+        query = f"{_SELECT} {where} ORDER BY created_at DESC LIMIT :limit"
+        values = {"status": (status or "").upper(), "limit": limit, "actor": actor}
+        with self._reader.connect() as conn:
+            return [Proposal.from_row(r) for r in conn.execute(text(query), values)]
+
+    def approved(self) -> list[Proposal]:
+        """Every proposal being executed (or left so by a process that died)."""
+        with self._reader.connect() as conn:
+            found = conn.execute(text(f"{_SELECT} WHERE status = 'APPROVED'"))
+            return [Proposal.from_row(r) for r in found]
+
+    # -- steps ---------------------------------------------------------------------------------
+
+    def add(self, proposal: Proposal, event: str, payload: dict[str, Any]) -> Proposal:
+        row = proposal.to_row()
+        names = ", ".join(row)
+        insert = f"INSERT INTO proposals ({names}) VALUES ({', '.join(':' + n for n in row)})"
+        with self._writer.begin() as conn:
+            conn.execute(text(insert), row)
+            self._log(conn, event, proposal.actor, proposal, payload)
+        return self.get(proposal.id)
+
+    def claim(self, proposal_id: str, who: str, claim: str) -> Proposal:
+        """PENDING -> APPROVED by ``who``, to be executed by the process ``claim`` names: one
+        conditional UPDATE in an IMMEDIATE transaction, so of two racing approvals - threads or
+        processes - exactly one wins."""
+        with self._writer.begin() as conn:
+            found = self._pending(conn, proposal_id)
+            claimed = conn.execute(
+                text(
+                    "UPDATE proposals SET status = 'APPROVED', resolved_at = :now, "
+                    "resolved_by = :who, claim = :claim, reason = NULL "
+                    "WHERE id = :id AND status = 'PENDING'"
+                ),
+                {"now": time.time(), "who": who, "claim": claim, "id": proposal_id},
+            )
+            if claimed.rowcount != 1:  # pragma: no cover - the IMMEDIATE lock makes this moot
+                raise Conflict(f"Proposal {proposal_id} was decided by someone else.")
+            self._log(conn, "approved", who, found, {})
+        return self.get(proposal_id)
+
+    def hold(self, proposal_id: str, who: str, reason: str, payload: dict[str, Any]) -> None:
+        """Keep it PENDING with the reason an approval was refused."""
+        with self._writer.begin() as conn:
+            found = self._pending(conn, proposal_id)
+            conn.execute(
+                text("UPDATE proposals SET reason = :reason WHERE id = :id AND status = 'PENDING'"),
+                {"reason": reason, "id": proposal_id},
+            )
+            self._log(conn, "approval_refused", who, found, payload)
+
+    def reject(self, proposal_id: str, who: str, reason: str | None) -> Proposal:
+        with self._writer.begin() as conn:
+            found = self._pending(conn, proposal_id)
+            conn.execute(
+                text(
+                    "UPDATE proposals SET status = 'REJECTED', resolved_at = :now, "
+                    "resolved_by = :who, reason = :reason WHERE id = :id AND status = 'PENDING'"
+                ),
+                {"now": time.time(), "who": who, "reason": reason, "id": proposal_id},
+            )
+            self._log(conn, "rejected", who, found, {"reason": reason})
+        return self.get(proposal_id)
+
+    def expire_due(self) -> int:
+        """PENDING -> EXPIRED for every proposal past its time; how many were due."""
+        now = time.time()
+        with self._reader.connect() as conn:
+            due = conn.execute(
+                text("SELECT id FROM proposals WHERE status = 'PENDING' AND expires_at < :now"),
+                {"now": now},
+            )
+            ids = due.scalars().all()
+        if not ids:
+            return 0
+        with self._writer.begin() as conn:
+            for proposal_id in ids:
+                done = conn.execute(
+                    text(
+                        "UPDATE proposals SET status = 'EXPIRED', resolved_at = :now, "
+                        "resolved_by = 'system:ttl' WHERE id = :id AND status = 'PENDING'"
+                    ),
+                    {"now": now, "id": proposal_id},
+                )
+                if done.rowcount:
+                    self._audit.append(
+                        conn,
+                        event="expired",
+                        actor="system:ttl",
+                        proposal_id=proposal_id,
+                        tool=None,
+                        payload={},
+                    )
+        return len(ids)
+
+    def verified(self, proposal_id: str) -> Proposal:
+        with self._writer.begin() as conn:
+            conn.execute(
+                text("UPDATE proposals SET verified = 1 WHERE id = :id"), {"id": proposal_id}
+            )
+        return self.get(proposal_id)
+
+    def release(self, proposal: Proposal) -> bool:
+        """APPROVED -> PENDING for one a dead process claimed before verifying it (if nobody
+        took it over meanwhile)."""
+        with self._writer.begin() as conn:
+            back = conn.execute(
+                text(
+                    "UPDATE proposals SET status = 'PENDING', claim = NULL, resolved_at = "
+                    "NULL, resolved_by = NULL WHERE id = :id AND claim = :claim"
+                ),
+                {"id": proposal.id, "claim": proposal.claim},
+            )
+            if back.rowcount:
+                self._log(conn, "recovered", "system:recovery", proposal, {"to": "PENDING"})
+        return bool(back.rowcount)
+
+    def take_over(self, proposal: Proposal, claim: str) -> bool:
+        """Claim for ``claim`` one a dead process was executing (if nobody else did)."""
+        with self._writer.begin() as conn:
+            took = conn.execute(
+                text("UPDATE proposals SET claim = :me WHERE id = :id AND claim = :claim"),
+                {"me": claim, "id": proposal.id, "claim": proposal.claim},
+            )
+            if took.rowcount:
+                self._log(conn, "recovered", "system:recovery", proposal, {"to": "EXECUTED"})
+        return bool(took.rowcount)
+
+    def finish(
+        self,
+        proposal: Proposal,
+        status: str,
+        *,
+        result: Any = None,
+        error: dict[str, Any] | None = None,
+        inverse: dict[str, Any] | None = None,
+    ) -> Proposal:
+        """APPROVED -> EXECUTED or FAILED, with what it answered, why it failed, its undo."""
+        values = {
+            "id": proposal.id,
+            "status": status,
+            "result": None if result is None else canonical(result),
+            "error": None if error is None else canonical(error),
+            "inverse": canonical(inverse),
+        }
+        with self._writer.begin() as conn:
+            conn.execute(
+                text(
+                    "UPDATE proposals SET status = :status, result = :result, error = :error, "
+                    "inverse = :inverse, claim = NULL WHERE id = :id AND status = 'APPROVED'"
+                ),
+                values,
+            )
+            event = "executed" if status == "EXECUTED" else "failed"
+            payload = {"error": error} if error is not None else {}
+            self._log(conn, event, proposal.resolved_by or "system", proposal, payload)
+        return self.get(proposal.id)
+
+    # -- helpers -------------------------------------------------------------------------------
+
+    def _get(self, conn: Connection, proposal_id: str) -> Proposal:
+        found = conn.execute(text(f"{_SELECT} WHERE id = :id"), {"id": proposal_id}).first()
+        if found is None:
+            raise ProposalNotFound(f"No proposal found with ID: '{proposal_id}'.")
+        return Proposal.from_row(found)
+
+    def _pending(self, conn: Connection, proposal_id: str) -> Proposal:
+        found = self._get(conn, proposal_id)
+        if found.status == "EXPIRED":
+            raise ProposalExpired(
+                f"Proposal {proposal_id} expired at {format_epoch(found.expires_at)}."
+            )
+        if found.status != "PENDING":
+            raise Conflict(f"Proposal {proposal_id} is already {found.status}.", status=found.status)
+        return found
+
+    def _log(
+        self, conn: Connection, event: str, actor: str, proposal: Proposal, payload: dict[str, Any]
+    ) -> None:
+        self._audit.append(
+            conn,
+            event=event,
+            actor=actor,
+            proposal_id=proposal.id,
+            tool=proposal.tool,
+            payload=payload,
+        )
