@@ -18,6 +18,7 @@ from fruitctl import telemetry
 from fruitctl.approvals.audit import AuditLog
 from fruitctl.approvals.config import ConfigStore
 from fruitctl.approvals.engine import Approvals
+from fruitctl.approvals.store import ProposalStore
 from fruitctl.backend_factories import (
     PERSONAL_STORES,
     backend_name,
@@ -190,9 +191,8 @@ class App:
         log = telemetry.configure_logging(self.config.paths.log_dir)
         gateway = Gateway(registry, policy, context, log, recorder, _run_in_child)
         ttl = self.config.settings.approvals.ttl_hours * 3600
-        gateway.approvals = Approvals(
-            self.ledger, self.audit, registry, context, gateway.run_tool, ttl
-        )
+        proposals = ProposalStore(self.ledger, self.audit)
+        gateway.approvals = Approvals(proposals, registry, context, gateway.run_tool, ttl)
         gateway.approvals.page_base = self.config.settings.http.public_url or None
         self._closers.append(gateway.close)
         gateway.approvals.recover()  # finish what a killed process left half-approved

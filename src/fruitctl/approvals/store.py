@@ -284,7 +284,9 @@ class ProposalStore:
                 f"Proposal {proposal_id} expired at {format_epoch(found.expires_at)}."
             )
         if found.status != "PENDING":
-            raise Conflict(f"Proposal {proposal_id} is already {found.status}.", status=found.status)
+            raise Conflict(
+                f"Proposal {proposal_id} is already {found.status}.", status=found.status
+            )
         return found
 
     def _log(

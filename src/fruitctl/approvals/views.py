@@ -3,49 +3,49 @@ its page is) and the whole proposal with its diff, result, error and whether it 
 
 from __future__ import annotations
 
-import json
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from fruitctl.domain.dates import format_epoch
 from fruitctl.tools.model import Change
+
+if TYPE_CHECKING:
+    from fruitctl.approvals.store import Proposal
 
 
 def moment(epoch: float | None) -> str | None:
     return None if epoch is None else format_epoch(epoch)
 
 
-def pending(row: dict[str, Any], url: str | None) -> dict[str, Any]:
+def pending(filed: Proposal, url: str | None) -> dict[str, Any]:
     """What a write filed as a proposal answers."""
     return {
         "status": "pending",
-        "proposalId": row["id"],
-        "summary": row["summary"],
-        "expiresAt": moment(row["expires_at"]),
-        "approve": f"fruitctl proposals approve {row['id']}",
+        "proposalId": filed.id,
+        "summary": filed.summary,
+        "expiresAt": moment(filed.expires_at),
+        "approve": f"fruitctl proposals approve {filed.id}",
         "url": url,
     }
 
 
-def proposal(row: dict[str, Any], change: Change) -> dict[str, Any]:
+def proposal(found: Proposal, change: Change) -> dict[str, Any]:
     """The whole proposal, its arguments shown as ``change`` describes them."""
-    args = json.loads(row["args"])
-    before = json.loads(row["before"])
     return {
-        "id": row["id"],
-        "tool": row["tool"],
-        "status": row["status"],
-        "summary": row["summary"],
-        "actor": row["actor"],
-        "createdAt": moment(row["created_at"]),
-        "expiresAt": moment(row["expires_at"]),
-        "resolvedAt": moment(row["resolved_at"]),
-        "resolvedBy": row["resolved_by"],
-        "reason": row["reason"],
-        "args": args,
-        "diff": change.diff(args, before),
-        "result": json.loads(row["result"]) if row["result"] else None,
-        "error": json.loads(row["error"]) if row["error"] else None,
-        "canUndo": row["status"] == "EXECUTED" and bool(json.loads(row["inverse"] or "null")),
-        "undoOf": row["undo_of"],
-        "idempotencyKey": row["idempotency_key"],
+        "id": found.id,
+        "tool": found.tool,
+        "status": found.status,
+        "summary": found.summary,
+        "actor": found.actor,
+        "createdAt": moment(found.created_at),
+        "expiresAt": moment(found.expires_at),
+        "resolvedAt": moment(found.resolved_at),
+        "resolvedBy": found.resolved_by,
+        "reason": found.reason,
+        "args": found.args,
+        "diff": change.diff(found.args, found.before),
+        "result": found.result,
+        "error": found.error,
+        "canUndo": found.status == "EXECUTED" and bool(found.inverse),
+        "undoOf": found.undo_of,
+        "idempotencyKey": found.idempotency_key,
     }
