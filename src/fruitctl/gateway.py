@@ -21,25 +21,23 @@ import time
 from collections.abc import Awaitable, Callable, Mapping
 from concurrent.futures import ThreadPoolExecutor
 from concurrent.futures import TimeoutError as FutureTimeout
-from dataclasses import dataclass
 from functools import partial
 from typing import TYPE_CHECKING, Any, Literal
 
 from pydantic import BaseModel
 
+from fruitctl.calls import Call, Outcomes
 from fruitctl.domain.errors import (
     FruitctlError,
-    InternalError,
     MethodNotFound,
     NotFound,
-    PermissionDenied,
     Timeout,
     Unsupported,
     from_code,
 )
-from fruitctl.policy.decision import Actor, Decision
+from fruitctl.policy.decision import Actor
 from fruitctl.policy.engine import Policy
-from fruitctl.telemetry import CallRecord, CallRecorder, EventLog, new_span_id, new_trace_id
+from fruitctl.telemetry import CallRecorder, EventLog, new_trace_id
 from fruitctl.tools.context import ToolContext, current_actor
 from fruitctl.tools.model import Tool, ToolResult
 from fruitctl.tools.registry import ToolRegistry
@@ -50,16 +48,6 @@ if TYPE_CHECKING:
 ChildRunner = Callable[[str, dict[str, Any], float, Any], Any]
 Action = Literal["approve", "reject", "undo"]
 ACTIONS: tuple[Action, ...] = ("approve", "reject", "undo")
-
-
-@dataclass
-class _Call:
-    name: str
-    actor: Actor
-    trace_id: str
-    span_id: str
-    started: float
-    args: Any = None
 
 
 class Gateway:
@@ -76,8 +64,7 @@ class Gateway:
         self.registry = registry
         self.policy = policy
         self.context = context
-        self._log = log
-        self._recorder = recorder
+        self._outcomes = Outcomes(log, recorder, registry)
         self._run_child = run_child
         self._pool = ThreadPoolExecutor(max_workers=workers, thread_name_prefix="fruitctl-tool")
 
@@ -100,20 +87,20 @@ class Gateway:
         enforces (the socket's per-request timeout). A plain in-process read then runs right
         here instead of hopping to the tool pool, the hop being most of what a fast read costs;
         writes and sandboxed tools always take the pool and their own timeout."""
-        call = _Call(name, actor, trace_id or new_trace_id(), new_span_id(), time.perf_counter())
+        call = Call(name, actor, trace_id or new_trace_id())
         tool = self.registry.get(name)
         if tool is None:
-            return self._failed(call, MethodNotFound(f"Unknown tool '{name}'."))
+            return self._outcomes.failed(call, MethodNotFound(f"Unknown tool '{name}'."))
         try:
             parsed = tool.parse(args)
             call.args = parsed
             decision = self.policy.decide(tool, parsed, actor, self.context)
         except FruitctlError as exc:
-            return self._failed(call, exc)
+            return self._outcomes.failed(call, exc)
         if decision.verdict == "propose" and self.approvals is not None:
             return self._proposed(call, tool, parsed, idempotency_key)
         if decision.verdict != "allow":
-            return self._blocked(call, decision)
+            return self._outcomes.blocked(call, decision)
         return self._execute(call, tool, parsed, idempotency_key, inline)
 
     def answer(
@@ -167,8 +154,8 @@ class Gateway:
             return await anyio.to_thread.run_sync(work)
         with anyio.move_on_after(deadline):
             return await anyio.to_thread.run_sync(work, abandon_on_cancel=True)
-        call = _Call(name, actor, new_trace_id(), new_span_id(), time.perf_counter() - deadline)
-        return self._failed(call, Timeout(f"{name} did not finish within {deadline:g} s."))
+        call = Call(name, actor, started=time.perf_counter() - deadline)
+        return self._outcomes.failed(call, Timeout(f"{name} did not finish within {deadline:g} s."))
 
     def decide(
         self, proposal_id: str, action: Action, actor: Actor, reason: str | None = None
@@ -190,28 +177,27 @@ class Gateway:
     def _approve(self, approvals: Approvals, proposal_id: str, actor: Actor) -> dict[str, Any]:
         filed = approvals.awaiting(proposal_id, actor)
         trace_id = filed.trace_id or new_trace_id()  # proposals filed before traces were kept
-        call = _Call(filed.tool, actor, trace_id, new_span_id(), time.perf_counter())
+        call = Call(filed.tool, actor, trace_id)
         tool = self.registry.get(filed.tool)
         if tool is None:
-            raise self._raise(self._failed(call, MethodNotFound(f"Unknown tool '{call.name}'.")))
+            unknown = MethodNotFound(f"Unknown tool '{call.name}'.")
+            raise self._raise(self._outcomes.failed(call, unknown))
         try:
             call.args = args = tool.parse(filed.args)
             decision = self.policy.decide(
                 tool, args, actor, self.context, origin=filed.origin, filed_as=filed.trace_id
             )
         except FruitctlError as exc:
-            raise self._raise(self._failed(call, exc)) from exc
+            raise self._raise(self._outcomes.failed(call, exc)) from exc
         if decision.verdict != "allow":
             approvals.hold(proposal_id, actor, decision)
-            raise self._raise(self._blocked(call, decision))
-        self._log.info("tool_call_started", **self._fields(call), proposal_id=proposal_id)
+            raise self._raise(self._outcomes.blocked(call, decision))
+        self._outcomes.started(call, proposal_id=proposal_id)
         try:
             view = approvals.approve(proposal_id, actor, decision)
         except FruitctlError as exc:
-            raise self._raise(self._failed(call, exc)) from exc
-        latency = self._elapsed(call)
-        self._log.info("tool_call_completed", **self._fields(call), latency_ms=latency)
-        self._record(call, "approved", None, latency)
+            raise self._raise(self._outcomes.failed(call, exc)) from exc
+        self._outcomes.done(call, view, "approved")
         return view
 
     def _undo(self, approvals: Approvals, proposal_id: str, actor: Actor) -> dict[str, Any]:
@@ -224,17 +210,17 @@ class Gateway:
     def _file(self, name: str, args: dict[str, Any], actor: Actor, undo_of: str) -> ToolResult:
         """A proposal filed by a person (an undo): judged by the policy like any call, never
         executed before it is approved."""
-        call = _Call(name, actor, new_trace_id(), new_span_id(), time.perf_counter())
+        call = Call(name, actor)
         tool = self.registry.get(name)
         if tool is None:
-            return self._failed(call, MethodNotFound(f"Unknown tool '{name}'."))
+            return self._outcomes.failed(call, MethodNotFound(f"Unknown tool '{name}'."))
         try:
             call.args = parsed = tool.parse(args)
             decision = self.policy.decide(tool, parsed, actor, self.context)
         except FruitctlError as exc:
-            return self._failed(call, exc)
+            return self._outcomes.failed(call, exc)
         if decision.verdict == "deny":
-            return self._blocked(call, decision)
+            return self._outcomes.blocked(call, decision)
         return self._proposed(call, tool, parsed, None, undo_of=undo_of)
 
     def describe_tools(self, category: str | None = None) -> list[dict[str, Any]]:
@@ -273,17 +259,15 @@ class Gateway:
     @property
     def events(self) -> EventLog:
         """The structured event log, for front doors that log their own events beside calls."""
-        return self._log
+        return self._outcomes.log
 
     def flush(self) -> None:
         """Write the buffered call records and events now."""
-        self._recorder.flush()
-        self._log.flush()
+        self._outcomes.flush()
 
     def close(self) -> None:
         self._pool.shutdown(wait=False, cancel_futures=True)
-        self._recorder.close()
-        self._log.close()
+        self._outcomes.close()
 
     # -- execution ---------------------------------------------------------------------------
 
@@ -320,7 +304,7 @@ class Gateway:
             return False  # the call itself reports the problem, off the loop
 
     def _perform(
-        self, call: _Call, tool: Tool, args: BaseModel, key: str | None, inline: bool
+        self, call: Call, tool: Tool, args: BaseModel, key: str | None, inline: bool
     ) -> Any:
         if tool.writes and self.approvals is not None:  # exactly-once, audited, undoable
             return self.approvals.execute_direct(
@@ -332,7 +316,7 @@ class Gateway:
 
     def _proposed(
         self,
-        call: _Call,
+        call: Call,
         tool: Tool,
         args: BaseModel,
         key: str | None,
@@ -347,25 +331,10 @@ class Gateway:
                 tool, workable, call.actor, key, trace_id=call.trace_id, undo_of=undo_of
             )
         except FruitctlError as exc:
-            return self._failed(call, exc)
+            return self._outcomes.failed(call, exc)
         if failed:
             pending = {**pending, "failed": failed}
-        latency = self._elapsed(call)
-        self._log.info(
-            "tool_call_proposed",
-            **self._fields(call),
-            proposal_id=pending["proposalId"],
-            latency_ms=latency,
-        )
-        self._record(call, "proposed", "approval_required", latency)
-        return ToolResult(
-            tool_name=call.name,
-            success=True,
-            output=pending,
-            latency_ms=latency,
-            trace_id=call.trace_id,
-            metadata={"pending": True},
-        )
+        return self._outcomes.proposed(call, pending)
 
     def _resolve(self, tool: Tool, args: BaseModel) -> tuple[BaseModel, list[dict[str, Any]]]:
         """Fail fast: the arguments cut to the items whose targets resolve the way the direct
@@ -377,106 +346,22 @@ class Gateway:
         return (tool.parse(workable) if failed else args), failed
 
     def _execute(
-        self, call: _Call, tool: Tool, args: BaseModel, key: str | None, inline: bool = False
+        self, call: Call, tool: Tool, args: BaseModel, key: str | None, inline: bool = False
     ) -> ToolResult:
-        self._log.info("tool_call_started", **self._fields(call), arguments=args)
+        self._outcomes.started(call, arguments=args)
         token = current_actor.set(call.actor)
         try:
             output = self._perform(call, tool, args, key, inline)
         except FruitctlError as exc:
-            return self._failed(call, exc)
+            return self._outcomes.failed(call, exc)
         except Exception as exc:  # a bug in a tool: report it, never its traceback
-            self._log.error("tool_call_crashed", **self._fields(call), exception=type(exc).__name__)
-            return self._failed(call, InternalError(f"{tool.name} failed unexpectedly."))
+            return self._outcomes.crashed(call, exc)
         finally:
             current_actor.reset(token)
-        latency = self._elapsed(call)
-        self._log.info("tool_call_completed", **self._fields(call), latency_ms=latency)
-        self._record(call, "ok", None, latency)
-        return ToolResult(
-            tool_name=call.name,
-            success=True,
-            output=output,
-            latency_ms=latency,
-            trace_id=call.trace_id,
-        )
+        return self._outcomes.done(call, output)
 
     def _run(self, tool: Tool, args: BaseModel, timeout: float) -> Any:
         if tool.child is not None:  # sandboxed: the work runs in a limited child process
             payload = args.model_dump(mode="json")
             return self._run_child(tool.child, payload, timeout, tool.child_limits)
         return tool.function(args, self.context)
-
-    # -- outcomes ----------------------------------------------------------------------------
-
-    def _blocked(self, call: _Call, decision: Decision) -> ToolResult:
-        latency = self._elapsed(call)
-        self._log.warning(
-            "tool_call_blocked",
-            **self._fields(call),
-            verdict=decision.verdict,
-            reason=decision.reason,
-            latency_ms=latency,
-        )
-        outcome = "proposed" if decision.verdict == "propose" else "blocked"
-        self._record(call, outcome, decision.code, latency)
-        return ToolResult(
-            tool_name=call.name,
-            success=False,
-            error=decision.reason,
-            error_code=decision.code or "internal_error",
-            error_details=decision.details,
-            latency_ms=latency,
-            trace_id=call.trace_id,
-        )
-
-    def _failed(self, call: _Call, error: FruitctlError) -> ToolResult:
-        tool = self.registry.get(call.name)
-        refused_access = isinstance(error, PermissionDenied) and "status" in error.details
-        if refused_access and tool is not None and tool.service:
-            # One account may serve several tools (a CalDAV mirror holds reminders and
-            # events): which of the person's data was refused is the tool's to say.
-            error.details.setdefault("service", tool.service)
-        latency = self._elapsed(call)
-        self._log.warning(
-            "tool_call_failed", **self._fields(call), error_code=error.code, latency_ms=latency
-        )
-        self._record(call, "failed", error.code, latency)
-        return ToolResult(
-            tool_name=call.name,
-            success=False,
-            error=error.message,
-            error_code=error.code,
-            error_details=error.details,
-            latency_ms=latency,
-            trace_id=call.trace_id,
-            metadata={"retryable": error.retryable},
-        )
-
-    def _record(self, call: _Call, outcome: str, code: str | None, latency: float) -> None:
-        self._recorder.record(
-            CallRecord(
-                at=time.time(),
-                trace_id=call.trace_id,
-                span_id=call.span_id,
-                tool=call.name,
-                actor=call.actor.label,
-                actor_kind=call.actor.kind,
-                outcome=outcome,
-                error_code=code,
-                latency_ms=latency,
-            )
-        )
-
-    @staticmethod
-    def _fields(call: _Call) -> dict[str, Any]:
-        return {
-            "trace_id": call.trace_id,
-            "span_id": call.span_id,
-            "tool_name": call.name,
-            "actor": call.actor.label,
-        }
-
-    @staticmethod
-    def _elapsed(call: _Call) -> float:
-        return round((time.perf_counter() - call.started) * 1000, 3)
