@@ -12,8 +12,8 @@ from sqlalchemy import inspect, update
 
 from fruitctl.backends import caldav
 from fruitctl.backends.caldav import CaldavReminders, Progress, state
+from fruitctl.backends.caldav.collections import Ahead
 from fruitctl.backends.caldav.errors import SyncUnsupported
-from fruitctl.backends.caldav.sync import Ahead
 from fruitctl.backends.caldav.wire import Listing
 from fruitctl.domain.errors import NotFound
 from fruitctl.ports import NewReminder, ReminderQuery, ReminderScope

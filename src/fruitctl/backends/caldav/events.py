@@ -21,8 +21,9 @@ from sqlalchemy.dialects.sqlite import insert
 
 from fruitctl.backends import ical_edit, ical_index
 from fruitctl.backends import ical_events as ical
+from fruitctl.backends.caldav.collections import named
 from fruitctl.backends.caldav.state import Known, Stored
-from fruitctl.backends.caldav.sync import Mirror, Progress, Report, named
+from fruitctl.backends.caldav.sync import Mirror, Progress, Report
 from fruitctl.backends.caldav.wire import RemoteCollection
 from fruitctl.backends.caldav.writes import Writer, new_uids
 from fruitctl.backends.local.cache import ReadCache

@@ -15,8 +15,9 @@ from typing import Any
 from sqlalchemy import Connection
 
 from fruitctl.backends.caldav import state, todos
+from fruitctl.backends.caldav.collections import named
 from fruitctl.backends.caldav.state import Known, Stored
-from fruitctl.backends.caldav.sync import Mirror, Progress, Report, named
+from fruitctl.backends.caldav.sync import Mirror, Progress, Report
 from fruitctl.backends.caldav.wire import RemoteCollection
 from fruitctl.backends.caldav.writes import Writer, new_uids
 from fruitctl.backends.local import mirror as rows

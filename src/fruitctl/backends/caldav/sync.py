@@ -17,22 +17,19 @@ skipped, and remembered by its ETag, so it is not fetched again until it changes
 
 from __future__ import annotations
 
-import hashlib
-import itertools
 import json
 import logging
 import threading
 import time
 from collections.abc import Callable, Iterable, Sequence
-from concurrent.futures import Future, ThreadPoolExecutor
-from dataclasses import dataclass, field, replace
+from dataclasses import asdict, dataclass, field, replace
 from typing import Any, Protocol
-from urllib.parse import unquote
 
 from sqlalchemy import Connection, Engine
 
 from fruitctl.backends.caldav import state
 from fruitctl.backends.caldav.client import Dav
+from fruitctl.backends.caldav.collections import Ahead, match, unchanged
 from fruitctl.backends.caldav.errors import SyncUnsupported
 from fruitctl.backends.caldav.state import Known, Stored
 from fruitctl.backends.caldav.wire import Listing, RemoteCollection
@@ -96,15 +93,7 @@ class Report:
     seconds: float = 0.0
 
     def to_wire(self) -> dict[str, Any]:
-        return {
-            "collections": self.collections,
-            "unchanged": self.unchanged,
-            "fetched": self.fetched,
-            "deleted": self.deleted,
-            "broken": self.broken,
-            "modes": dict(self.modes),
-            "seconds": round(self.seconds, 3),
-        }
+        return {**asdict(self), "seconds": round(self.seconds, 3)}
 
 
 class Mirror:
@@ -200,7 +189,7 @@ class Mirror:
         }
         with self.writer.begin() as conn:
             before = state.known_collections(conn)
-            pairs = _match([(c, kinds) for c, kinds in chosen.values()], before)
+            pairs = match([(c, kinds) for c, kinds in chosen.values()], before)
             kept = {known.id: known for _, known in pairs}
             # Gone, or mirrored for other components now: start it over (rows and tokens).
             self._forget(
@@ -225,7 +214,7 @@ class Mirror:
         return [
             known.href
             for remote, known in pairs
-            if not _unchanged(remote, known) and not known.sync_token and known.id not in filled
+            if not unchanged(remote, known) and not known.sync_token and known.id not in filled
         ]
 
     def _kinds_of(self, remote: RemoteCollection) -> set[str]:
@@ -271,7 +260,7 @@ class Mirror:
         ahead: Ahead,
     ) -> None:
         report.collections += 1
-        if _unchanged(remote, known):
+        if unchanged(remote, known):
             report.unchanged += 1
             report.modes[known.name] = "unchanged"
             return
@@ -397,34 +386,6 @@ class Mirror:
                 kind.drop(conn, [stored.uid])
 
 
-class Ahead:
-    """The whole listings of the collections a sync reads whole, each asked (on one worker
-    thread) while the one before it is stored, so the server answers while we parse. One
-    listing at most waits in memory."""
-
-    def __init__(self, ask: Callable[[str], Listing], hrefs: Sequence[str]) -> None:
-        self._ask = ask
-        self._next = dict(itertools.pairwise(hrefs))
-        self._asked: dict[str, Future[Listing]] = {}
-        self._pool = ThreadPoolExecutor(1, "fruitctl-caldav") if len(hrefs) > 1 else None
-
-    def listing(self, href: str) -> Listing:
-        """The listing of ``href``: the one asked ahead, or asked now."""
-        future = self._asked.pop(href, None)
-        found = future.result() if future is not None else self._ask(href)
-        after = self._next.pop(href, None)
-        if after is not None and self._pool is not None:
-            self._asked[after] = self._pool.submit(self._ask, after)
-        return found
-
-    def __enter__(self) -> Ahead:
-        return self
-
-    def __exit__(self, *_: object) -> None:
-        if self._pool is not None:
-            self._pool.shutdown(wait=True, cancel_futures=True)
-
-
 def sniff(text: str) -> str | None:
     """The component a calendar object holds, from its first BEGIN line that names one."""
     for line in text.splitlines():
@@ -434,46 +395,6 @@ def sniff(text: str) -> str | None:
     return None
 
 
-def named(name: str, href: str, wanted: Sequence[str]) -> bool:
-    """Does configuration naming ``wanted`` (case-folded names, hrefs or ids) mean this one?"""
-    segment = href.rstrip("/").rsplit("/", 1)[-1]
-    return bool({name.casefold(), href.casefold(), segment.casefold()} & set(wanted))
-
-
 def _known(conn: Connection, collection_id: str) -> Known:
     (found,) = [k for k in state.known_collections(conn) if k.id == collection_id]
     return found
-
-
-def _unchanged(remote: RemoteCollection, known: Known) -> bool:
-    return remote.ctag is not None and remote.ctag == known.ctag
-
-
-def _match(
-    chosen: Sequence[tuple[RemoteCollection, frozenset[str]]], before: Sequence[Known]
-) -> list[tuple[RemoteCollection, Known]]:
-    """Each chosen collection with its mirror identity: kept by href once given, new ones get
-    the last segment of their href (with a short hash if two would clash), in href order."""
-    by_href = {k.href: k for k in before}
-    taken = {k.id for k in before}
-    position = max((k.position for k in before), default=-1)
-    pairs = []
-    for item, components in sorted(chosen, key=lambda pair: pair[0].href):
-        known = by_href.get(item.href)
-        if known is None:
-            position += 1
-            known = Known(
-                _new_id(item.href, taken), item.href, item.name, components, None, None, position
-            )
-            taken.add(known.id)
-        elif known.components != components:
-            known = replace(known, components=components, sync_token=None, ctag=None)
-        pairs.append((item, replace(known, name=item.name)))
-    return sorted(pairs, key=lambda pair: pair[1].position)
-
-
-def _new_id(href: str, taken: set[str]) -> str:
-    segment = unquote(href.rstrip("/").rsplit("/", 1)[-1]) or "calendar"
-    if segment not in taken:
-        return segment
-    return f"{segment}~{hashlib.sha256(href.encode()).hexdigest()[:8]}"
