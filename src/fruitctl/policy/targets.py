@@ -17,7 +17,7 @@ from typing import Any
 from fruitctl.domain.errors import CalendarNotAllowed, ListNotAllowed, NotFound
 from fruitctl.policy.governance import ToolRules
 from fruitctl.services.paths import PathRules
-from fruitctl.services.things import NoArgs
+from fruitctl.services.things_inputs import NoArgs
 from fruitctl.tools.context import ToolContext
 from fruitctl.tools.model import TargetRule
 

@@ -9,9 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from datetime import date
-from typing import Any, Literal, Protocol
-
-from pydantic import Field
+from typing import Any, Protocol
 
 from fruitctl.domain.errors import InvalidParams, NotFound, Unsupported
 from fruitctl.domain.things import VIEWS, ThingsView, ToDo
@@ -25,93 +23,24 @@ from fruitctl.ports import (
     ThingsWrites,
     ToDoChanges,
 )
-from fruitctl.services.inputs import Input
 from fruitctl.services.inputs import parse as parse_input
+from fruitctl.services.things_inputs import (
+    WHEN,
+    CompleteToDo,
+    CreateProject,
+    CreateToDo,
+    CreateToDos,
+    GetToDo,
+    NoArgs,
+    QueryToDos,
+    UpdateProject,
+    UpdateToDo,
+)
 
 NOT_SET_UP = (
     "Things is not set up here: no Things 3 database was found. On a Mac with Things 3 it is "
     "found by itself; elsewhere, or to use another copy, set [things] database in config.toml."
 )
-
-
-class QueryToDos(Input):
-    view: Literal["inbox", "today", "upcoming", "anytime", "someday", "logbook"] | None = Field(
-        None, description="Where the Things app shows them; default every view but the Logbook"
-    )
-    project: str | None = Field(None, description="Only this project (name, any case, or id)")
-    area: str | None = Field(None, description="Only this area (name, any case, or id)")
-    tag: str | None = Field(None, description="Only to-dos with this tag (name, any case)")
-    limit: int = Field(200, ge=1, le=1000, description="Maximum to-dos to return")
-
-
-class GetToDo(Input):
-    id: str = Field(description="To-do id (Things' uuid)")
-
-
-class NoArgs(Input):
-    pass
-
-
-WHEN = "today, tomorrow, evening, anytime, someday, or a date YYYY-MM-DD"
-
-
-class CreateToDo(Input):
-    title: str = Field(min_length=1, max_length=4000, description="The to-do's title")
-    notes: str | None = Field(None, max_length=100_000, description="Notes")
-    when: str | None = Field(None, description=f"When to do it: {WHEN}; default the Inbox")
-    deadline: str | None = Field(None, description="Deadline, a date YYYY-MM-DD")
-    tags: list[str] = Field(default_factory=list, description="Tag names (they must exist)")
-    checklist: list[str] = Field(default_factory=list, description="Checklist items, in order")
-    project: str | None = Field(None, description="Project (name, any case, or id)")
-    area: str | None = Field(None, description="Area (name, any case, or id), if no project")
-    heading: str | None = Field(None, description="A heading's title in the project")
-
-
-class CreateToDos(Input):
-    todos: list[CreateToDo] = Field(
-        min_length=1, max_length=50, description="The to-dos to add (1-50), each as create_todo"
-    )
-
-
-class UpdateToDo(Input):
-    id: str = Field(description="To-do id")
-    title: str | None = Field(None, min_length=1, max_length=4000, description="New title")
-    notes: str | None = Field(None, max_length=100_000, description="New notes ('' clears)")
-    when: str | None = Field(None, description=f"Reschedule: {WHEN}")
-    deadline: str | None = Field(None, description="New deadline YYYY-MM-DD ('' clears)")
-    tags: list[str] | None = Field(None, description="The tags it has afterwards")
-    project: str | None = Field(None, description="Move it to this project (name or id)")
-    area: str | None = Field(None, description="Move it to this area (name or id)")
-
-
-class CreateProject(Input):
-    title: str = Field(min_length=1, max_length=4000, description="The project's title")
-    notes: str | None = Field(None, max_length=100_000, description="Notes")
-    when: str | None = Field(None, description=f"When to start it: {WHEN}")
-    deadline: str | None = Field(None, description="Deadline, a date YYYY-MM-DD")
-    tags: list[str] = Field(default_factory=list, description="Tag names (they must exist)")
-    area: str | None = Field(None, description="Area (name, any case, or id)")
-    todos: list[str] = Field(
-        default_factory=list, max_length=100, description="Titles of to-dos to add to it"
-    )
-
-
-class UpdateProject(Input):
-    id: str = Field(description="Project id")
-    title: str | None = Field(None, min_length=1, max_length=4000, description="New title")
-    notes: str | None = Field(None, max_length=100_000, description="New notes ('' clears)")
-    when: str | None = Field(None, description=f"Reschedule: {WHEN}")
-    deadline: str | None = Field(None, description="New deadline YYYY-MM-DD ('' clears)")
-    tags: list[str] | None = Field(None, description="The tags it has afterwards")
-    status: Literal["open", "completed", "canceled"] | None = Field(
-        None, description="Complete, cancel or reopen the project"
-    )
-
-
-class CompleteToDo(Input):
-    id: str = Field(description="To-do id")
-    canceled: bool = Field(False, description="Cancel it instead of completing it")
-    reopen: bool = Field(False, description="Make a completed or canceled to-do open again")
 
 
 class Named(Protocol):

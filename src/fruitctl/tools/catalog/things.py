@@ -8,7 +8,7 @@ from typing import Any
 
 from fruitctl.approvals import things_changes as changes
 from fruitctl.policy.targets import THINGS, THINGS_BATCH, THINGS_PROJECTS
-from fruitctl.services import things as inputs
+from fruitctl.services import things_inputs as inputs
 from fruitctl.services.inputs import parse
 from fruitctl.tools import outputs
 from fruitctl.tools.context import ToolContext
