@@ -15,35 +15,41 @@ from __future__ import annotations
 
 import os
 import sqlite3
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterator
 from contextlib import closing, contextmanager
-from datetime import date, datetime
+from datetime import date
 from pathlib import Path
 from typing import Any
 from urllib.parse import quote
 
+from fruitctl.backends.things.rows import (
+    CANCELED,
+    COMPLETED,
+    PROJECT,
+    STATUSES,
+    TODO,
+    Rows,
+    day,
+    moment,
+    ordered,
+    ref,
+    tags_of,
+    titles,
+    view_columns,
+    view_of,
+)
 from fruitctl.backends.things.urls import Secret
-from fruitctl.domain.dates import format_datetime
 from fruitctl.domain.errors import BackendUnavailable, NotFound, PermissionDenied
 from fruitctl.domain.things import (
     Area,
-    ChecklistItem,
     Project,
-    Ref,
     Tag,
     ThingsView,
     ToDo,
-    ToDoStatus,
     pack_date,
-    unpack_date,
 )
 
-TODO, PROJECT, HEADING = 0, 1, 2
-OPEN, CANCELED, COMPLETED = 0, 2, 3
-INBOX, ANYTIME, SOMEDAY = 0, 1, 2
-STATUSES: dict[int, ToDoStatus] = {OPEN: "open", CANCELED: "canceled", COMPLETED: "completed"}
 BUSY_MS = 500
-FEW = 200  # ids looked up one by one below this; the whole table read above it
 PACKED_LIMIT = 10_000 << 16
 
 NEEDED: dict[str, tuple[str, ...]] = {
@@ -124,10 +130,10 @@ class ThingsDatabase:
                 f"SELECT {columns} {_VISIBLE} AND t.type = ? {narrow}",
                 (TODO, *(now for _ in params)),
             ).fetchall()
-            if view is not None:  # the SQL narrows; the app's rule (``_view``) decides
-                rows = [r for r in rows if _view(*_view_columns(r), today) == view]
-            found = _Rows(db, rows).todos(today)
-        return _ordered(found, view)
+            if view is not None:  # the SQL narrows; the app's rule (``view_of``) decides
+                rows = [r for r in rows if view_of(*view_columns(r), today) == view]
+            found = Rows(db, rows).todos(today)
+        return ordered(found, view)
 
     def todo(self, todo_id: str, today: date) -> ToDo:
         """One to-do by id; one in the Trash too (its ``view`` is None)."""
@@ -142,7 +148,7 @@ class ThingsDatabase:
             if row is None:
                 raise NotFound(f"No to-do found with ID: '{todo_id}'.")
             visible = db.execute(f"SELECT 1 {_VISIBLE} AND t.uuid = ?", (todo_id,)).fetchone()
-            (found,) = _Rows(db, [row]).todos(today)
+            (found,) = Rows(db, [row]).todos(today)
         return found if visible else found.model_copy(update={"view": None})
 
     def projects(self) -> list[Project]:
@@ -167,22 +173,22 @@ class ThingsDatabase:
                 f'FROM TMTask t WHERE t.type = {PROJECT} AND {where} ORDER BY t."index"',
                 params,
             ).fetchall()
-            areas = _titles(db, "TMArea")
-            tags = _tags_of(db, "TMTaskTag", "tasks", [r[0] for r in rows])
+            areas = titles(db, "TMArea")
+            tags = tags_of(db, "TMTaskTag", "tasks", [r[0] for r in rows])
         return [
             Project(
                 id=uuid,
                 title=title or "",
                 notes=notes or None,
                 status=STATUSES.get(status, "open"),
-                area=_ref(area, areas),
+                area=ref(area, areas),
                 tags=tuple(tags.get(uuid, ())),
-                startDate=_day(start_date),
-                deadline=_day(deadline),
+                startDate=day(start_date),
+                deadline=day(deadline),
                 openCount=count,
-                creationDate=_moment(created),
-                modificationDate=_moment(modified),
-                completionDate=_moment(stop) if status in (CANCELED, COMPLETED) else None,
+                creationDate=moment(created),
+                modificationDate=moment(modified),
+                completionDate=moment(stop) if status in (CANCELED, COMPLETED) else None,
             )
             for (
                 uuid,
@@ -202,7 +208,7 @@ class ThingsDatabase:
     def areas(self) -> list[Area]:
         with self._connection() as db:
             rows = db.execute('SELECT uuid, title FROM TMArea ORDER BY "index"').fetchall()
-            tags = _tags_of(db, "TMAreaTag", "areas", [r[0] for r in rows])
+            tags = tags_of(db, "TMAreaTag", "areas", [r[0] for r in rows])
         return [Area(id=u, title=t or "", tags=tuple(tags.get(u, ()))) for u, t in rows]
 
     def tags(self) -> list[Tag]:
@@ -259,128 +265,6 @@ class ThingsDatabase:
                 yield db
             except sqlite3.Error as exc:
                 raise _unreadable(path, str(exc)) from exc
-
-
-class _Rows:
-    """Task rows and what they refer to, read with a few queries for the whole set."""
-
-    def __init__(self, db: sqlite3.Connection, rows: Sequence[tuple[Any, ...]]) -> None:
-        self.rows = rows
-        ids = [r[0] for r in rows]
-        self.tags = _tags_of(db, "TMTaskTag", "tasks", ids)
-        self.checklists = _checklists(db, ids)
-        self.tasks = _titles(db, "TMTask", "type IN (1, 2)")
-        self.areas = _titles(db, "TMArea")
-
-    def todos(self, today: date) -> list[ToDo]:
-        return [self._todo(row, today) for row in self.rows]
-
-    def _todo(self, row: tuple[Any, ...], today: date) -> ToDo:
-        uuid, title, notes, status, _, start_date, deadline, stop, created, modified = row[:10]
-        area, project, heading, _, _, project_area, _ = row[10:]
-        return ToDo(
-            id=uuid,
-            title=title or "",
-            notes=notes or None,
-            status=STATUSES.get(status, "open"),
-            view=_view(*_view_columns(row), today),
-            startDate=_day(start_date),
-            deadline=_day(deadline),
-            tags=tuple(self.tags.get(uuid, ())),
-            project=_ref(project, self.tasks),
-            area=_ref(area or project_area, self.areas),
-            heading=_ref(heading, self.tasks),
-            checklist=tuple(self.checklists.get(uuid, ())),
-            creationDate=_moment(created),
-            modificationDate=_moment(modified),
-            completionDate=_moment(stop) if status in (CANCELED, COMPLETED) else None,
-        )
-
-
-def _view_columns(row: tuple[Any, ...]) -> tuple[int, int, int | None, int | None]:
-    """``(status, start, startDate, deadline unless suppressed)`` of a task row."""
-    return row[3], row[4], row[5], None if row[16] else row[6]
-
-
-def _view(
-    status: int, start: int, start_date: int | None, deadline: int | None, today: date
-) -> ThingsView:
-    """Where the app shows an open to-do today (what it would move into Today included)."""
-    if status in (CANCELED, COMPLETED):
-        return "logbook"
-    if start == INBOX:
-        return "inbox"
-    now = pack_date(today)
-    if start_date is not None:
-        return "upcoming" if start_date > now else "today"
-    if deadline is not None and deadline <= now:
-        return "today"
-    return "someday" if start == SOMEDAY else "anytime"
-
-
-def _ordered(found: list[ToDo], view: ThingsView | None) -> list[ToDo]:
-    if view == "upcoming":
-        return sorted(found, key=lambda t: (t.startDate or "", t.title))
-    if view == "logbook":
-        return sorted(found, key=lambda t: t.completionDate or "", reverse=True)
-    return found  # the database's order (the app's own index), kept by the query
-
-
-def _titles(db: sqlite3.Connection, table: str, where: str = "1") -> dict[str, str]:
-    return {u: t or "" for u, t in db.execute(f"SELECT uuid, title FROM {table} WHERE {where}")}
-
-
-def _tags_of(
-    db: sqlite3.Connection, link: str, owner: str, ids: Sequence[str]
-) -> dict[str, list[str]]:
-    query = (
-        f"SELECT l.{owner}, g.title FROM {link} l JOIN TMTag g ON g.uuid = l.tags "
-        f'{{where}} ORDER BY g."index", g.title'
-    )
-    found: dict[str, list[str]] = {}
-    for item, title in _owned(db, query, f"l.{owner}", ids):
-        found.setdefault(item, []).append(title or "")
-    return found
-
-
-def _checklists(db: sqlite3.Connection, ids: Sequence[str]) -> dict[str, list[ChecklistItem]]:
-    query = 'SELECT task, title, status FROM TMChecklistItem {where} ORDER BY task, "index"'
-    found: dict[str, list[ChecklistItem]] = {}
-    for task, title, status in _owned(db, query, "task", ids):
-        done = status in (CANCELED, COMPLETED)
-        found.setdefault(task, []).append(ChecklistItem(title=title or "", done=done))
-    return found
-
-
-def _owned(
-    db: sqlite3.Connection, query: str, column: str, ids: Sequence[str]
-) -> list[tuple[Any, ...]]:
-    """The rows of ``query`` whose ``column`` is one of ``ids``: looked up by id for a few,
-    one pass over the table for many (cheaper than a long IN list)."""
-    if not ids:
-        return []
-    if len(ids) <= FEW:
-        marks = ",".join("?" * len(ids))
-        return db.execute(query.format(where=f"WHERE {column} IN ({marks})"), list(ids)).fetchall()
-    wanted = set(ids)
-    return [row for row in db.execute(query.format(where="")) if row[0] in wanted]
-
-
-def _ref(uuid: str | None, titles: dict[str, str]) -> Ref | None:
-    if uuid is None or uuid not in titles:
-        return None
-    return Ref(id=uuid, title=titles[uuid])
-
-
-def _day(packed: int | None) -> str | None:
-    day = unpack_date(packed)
-    return None if day is None else day.isoformat()
-
-
-def _moment(seconds: float | None) -> str | None:
-    if seconds is None:
-        return None
-    return format_datetime(datetime.fromtimestamp(seconds).astimezone())
 
 
 def _check_schema(db: sqlite3.Connection, path: Path) -> None:
