@@ -50,7 +50,8 @@ def daemon_env(home: Path, **extra: str) -> dict[str, str]:
 def seed_demo(home: Path) -> None:
     """The demo's sample data in ``home``, written in this process (no CLI start-up to pay)."""
     from fruitctl import bootstrap
-    from fruitctl.config import Config, Paths, Settings
+    from fruitctl.config import Config, Settings
+    from fruitctl.paths import Paths
 
     app = bootstrap.build(Config(Settings(), Paths.resolve({"FRUITCTL_HOME": str(home)})))
     try:

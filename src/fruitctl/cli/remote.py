@@ -16,7 +16,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from fruitctl.config import ConfigError, Paths
+from fruitctl.config import ConfigError
+from fruitctl.paths import Paths
 from fruitctl.policy.decision import Actor
 from fruitctl.private import NotPrivate, private_folder, read_private, write_private
 

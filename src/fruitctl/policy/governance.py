@@ -30,7 +30,8 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
-from fruitctl.config import ConfigError, Paths
+from fruitctl.config import ConfigError
+from fruitctl.paths import Paths
 from fruitctl.tools.model import MODES, Category, Mode, ToolDefinition
 
 Verdict = Literal["allow", "approve", "deny"]
