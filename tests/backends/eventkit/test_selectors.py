@@ -24,6 +24,8 @@ REFERENCE = Path(__file__).parents[3] / ".." / "shared" / "macos" / "eventkit-se
 SPEC = find_spec("fruitctl.backends.eventkit.adapter")
 assert SPEC is not None and SPEC.origin is not None
 ADAPTER = Path(SPEC.origin)
+# Every module that sends EventKit a message: the adapter and its reading and writing halves.
+PYOBJC_MODULES = [ADAPTER, *(ADAPTER.with_name(name) for name in ("decode.py", "encode.py"))]
 PYOBJC = ("objc", "EventKit", "Foundation", "AppKit")
 
 # Messages the adapter sends that are not EventKit's: NSObject, NSDate, NSDateComponents,
@@ -96,8 +98,13 @@ def unknown(selectors: set[str]) -> set[str]:
 # -- the selectors ---------------------------------------------------------------------------------
 
 
+def sent_by_the_adapter() -> set[str]:
+    return set().union(*(sent_selectors(module.read_text()) for module in PYOBJC_MODULES))
+
+
 def test_every_selector_the_adapter_sends_is_eventkits_or_foundations() -> None:
-    sent = sent_selectors(ADAPTER.read_text())
+    sent = sent_by_the_adapter()
+    assert "setDueDateComponents:" in sent and "colorUsingColorSpace:" in sent  # both halves
     assert "fetchRemindersMatchingPredicate:completion:" in sent  # the parse sees the calls
     assert "requestFullAccessToRemindersWithCompletion:" in sent
     assert unknown(sent) == set()
@@ -130,7 +137,7 @@ def test_a_misspelling_in_a_copy_of_the_adapter_fails(tmp_path: Path) -> None:
 
 
 def test_the_allowlists_are_not_eventkit_and_all_used() -> None:
-    sent = sent_selectors(ADAPTER.read_text())
+    sent = sent_by_the_adapter()
     assert FOUNDATION_SELECTORS & eventkit_selectors() == set()
     assert FOUNDATION_SELECTORS - sent == set(), "drop what the adapter no longer sends"
     assert {name.replace("_", ":") for name in PYTHON_METHODS} & eventkit_selectors() == set()
@@ -144,6 +151,7 @@ def test_the_adapter_module_imports_and_constructs_without_pyobjc() -> None:
     code = (
         f"import sys; sys.modules.update({{{blocked}}})\n"
         "from fruitctl.backends.eventkit.adapter import EventKitAdapter\n"
+        "import fruitctl.backends.eventkit.decode, fruitctl.backends.eventkit.encode\n"
         "EventKitAdapter()\n"
     )
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)

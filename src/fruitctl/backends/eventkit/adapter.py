@@ -1,6 +1,8 @@
-"""``EventKitPort`` on Apple's EventKit through PyObjC: the only fruitctl code that touches it.
+"""``EventKitPort`` on Apple's EventKit through PyObjC: with ``decode`` (EventKit objects to the
+values of ``values.py``), ``encode`` (values to EventKit objects) and ``kit`` (the frameworks),
+the only fruitctl code that touches it.
 
-Why it is thin: PyObjC exists only on macOS and nobody can run this module off a Mac, so it
+Why it is thin: PyObjC exists only on macOS and nobody can run this code off a Mac, so it
 holds no decisions - it turns EventKit objects into the frozen values of ``values.py`` and those
 values into EventKit calls, and nothing else. What priorities mean, date-only dues, splitting
 ranges EventKit refuses, sorting and domain errors all live above, on plain values, tested on
@@ -8,7 +10,7 @@ Linux through a fake of the port. What is left here is held to EventKit's publis
 by ``tests/backends/eventkit/test_selectors.py``, so a typo fails on Linux, not on a Mac.
 
 One ``EKEventStore`` per process, created on first use (creating one is slow, and ``import
-EventKit`` alone costs hundreds of milliseconds): the frameworks are imported inside functions.
+EventKit`` alone costs hundreds of milliseconds): the frameworks are imported on first use.
 Completion handlers run on EventKit's private queue and are waited for on a ``threading.Event``;
 ``NSError **`` out-parameters come back as ``(ok, error)`` and become ``StoreError``. Writes are
 serialised, and a failed one resets the store so that no half-saved change is committed later.
@@ -17,21 +19,21 @@ serialised, and a failed one resets the store so that no half-saved change is co
 from __future__ import annotations
 
 import threading
-from collections.abc import Callable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
-from datetime import UTC, datetime, timedelta
+from datetime import datetime, timedelta
 from typing import Any
 
+from fruitctl.backends.eventkit import decode, encode
+from fruitctl.backends.eventkit.kit import eventkit
 from fruitctl.backends.eventkit.values import (
     ADAPTER_DOMAIN,
     NOT_FOUND,
-    DateParts,
     Entity,
     EventWrite,
     RawCalendar,
     RawEvent,
     RawReminder,
-    RawRule,
     ReminderStatus,
     ReminderWrite,
     StoreError,
@@ -40,30 +42,9 @@ from fruitctl.backends.eventkit.values import (
 
 ENTITY_TYPES: dict[Entity, int] = {"event": 0, "reminder": 1}  # EKEntityType
 SPAN_THIS_EVENT, SPAN_FUTURE_EVENTS = 0, 1  # EKSpan
-UNDEFINED = 2**63 - 1  # NSDateComponentUndefined (NSIntegerMax)
 # An occurrence is looked up among the events around its original start; a moved (detached)
 # occurrence stays findable while it is within this distance of where it was.
 OCCURRENCE_WINDOW = timedelta(days=7)
-
-Setter = Callable[[Any, Any, Any], None]  # (item, value, store)
-
-
-def _eventkit() -> Any:
-    import EventKit  # type: ignore[import-not-found,unused-ignore]
-
-    return EventKit
-
-
-def _foundation() -> Any:
-    import Foundation  # type: ignore[import-not-found,unused-ignore]
-
-    return Foundation
-
-
-def _appkit() -> Any:
-    import AppKit  # type: ignore[import-not-found,unused-ignore]
-
-    return AppKit
 
 
 class EventKitAdapter:
@@ -78,7 +59,7 @@ class EventKitAdapter:
         if self._handle is None:
             with self._lock:
                 if self._handle is None:
-                    self._handle = _eventkit().EKEventStore.alloc().init()
+                    self._handle = eventkit().EKEventStore.alloc().init()
         return self._handle
 
     @contextmanager
@@ -95,7 +76,7 @@ class EventKitAdapter:
     # -- permission --------------------------------------------------------------------------
 
     def authorization(self, entity: Entity) -> int:
-        status = _eventkit().EKEventStore.authorizationStatusForEntityType_(ENTITY_TYPES[entity])
+        status = eventkit().EKEventStore.authorizationStatusForEntityType_(ENTITY_TYPES[entity])
         return int(status)
 
     def request_access(self, entity: Entity, timeout: float) -> bool:
@@ -119,7 +100,7 @@ class EventKitAdapter:
 
     def calendars(self, entity: Entity) -> list[RawCalendar]:
         found = self._store().calendarsForEntityType_(ENTITY_TYPES[entity])
-        return [_calendar(calendar) for calendar in found or ()]
+        return [decode.calendar(calendar) for calendar in found or ()]
 
     def default_calendar(self, entity: Entity) -> str | None:
         calendar = _default(self._store(), entity)
@@ -127,14 +108,14 @@ class EventKitAdapter:
 
     def create_calendar(self, entity: Entity, title: str) -> RawCalendar:
         with self._writing() as store:
-            kind = _eventkit().EKCalendar
+            kind = eventkit().EKCalendar
             calendar = kind.calendarForEntityType_eventStore_(ENTITY_TYPES[entity], store)
             calendar.setTitle_(title)
             default = _default(store, entity)
             if default is not None:  # else EventKit says which source is missing
                 calendar.setSource_(default.source())
             _check(store.saveCalendar_commit_error_(calendar, True, None))
-        return _calendar(calendar)
+        return decode.calendar(calendar)
 
     def remove_calendar(self, calendar_id: str) -> None:
         with self._writing() as store:
@@ -164,23 +145,23 @@ class EventKitAdapter:
         except StoreTimeout:
             store.cancelFetchRequest_(request)
             raise
-        return [_reminder(item) for item in found or ()]
+        return [decode.reminder(item) for item in found or ()]
 
     def reminder(self, item_id: str) -> RawReminder | None:
-        item = _item(self._store(), item_id, _eventkit().EKReminder)
-        return None if item is None else _reminder(item)
+        item = _item(self._store(), item_id, eventkit().EKReminder)
+        return None if item is None else decode.reminder(item)
 
     def save_reminders(self, writes: Sequence[ReminderWrite]) -> list[RawReminder]:
         with self._writing() as store:
             items = [_saved_reminder(store, write) for write in writes]
             if items:
                 _check(store.commit_(None))
-        return [_reminder(item) for item in items]
+        return [decode.reminder(item) for item in items]
 
     def remove_reminders(self, item_ids: Sequence[str]) -> None:
         with self._writing() as store:
             for item_id in item_ids:
-                item = _existing(store, item_id, _eventkit().EKReminder, "reminder")
+                item = _existing(store, item_id, eventkit().EKReminder, "reminder")
                 _check(store.removeReminder_commit_error_(item, False, None))
             if item_ids:
                 _check(store.commit_(None))
@@ -194,21 +175,21 @@ class EventKitAdapter:
         calendars = _calendars_by_id(store, calendar_ids)
         if calendars == []:
             return []
-        return [_event(item) for item in _events_between(store, start, end, calendars)]
+        return [decode.event(item) for item in _events_between(store, start, end, calendars)]
 
     def event(self, item_id: str) -> RawEvent | None:
-        item = _item(self._store(), item_id, _eventkit().EKEvent)
-        return None if item is None else _event(item)
+        item = _item(self._store(), item_id, eventkit().EKEvent)
+        return None if item is None else decode.event(item)
 
     def save_event(self, write: EventWrite, future: bool) -> RawEvent:
         with self._writing() as store:
             if write.id is None:
-                item = _eventkit().EKEvent.eventWithEventStore_(store)
+                item = eventkit().EKEvent.eventWithEventStore_(store)
             else:
                 item = _occurrence(store, write.id, write.occurrence)
-            _apply(item, write.fields, EVENT_SETTERS, store)
+            encode.apply(item, write.fields, encode.EVENT_SETTERS, store)
             _check(store.saveEvent_span_commit_error_(item, _span(future), True, None))
-        return _event(item)
+        return decode.event(item)
 
     def remove_event(self, item_id: str, occurrence: datetime | None, future: bool) -> None:
         with self._writing() as store:
@@ -301,7 +282,7 @@ def _existing(store: Any, item_id: str, kind: Any, name: str) -> Any:
 
 def _occurrence(store: Any, item_id: str, occurrence: datetime | None) -> Any:
     """The event, or the occurrence of its series whose original start is ``occurrence``."""
-    item = _existing(store, item_id, _eventkit().EKEvent, "event")
+    item = _existing(store, item_id, eventkit().EKEvent, "event")
     if occurrence is None:
         return item
     start, end = occurrence - OCCURRENCE_WINDOW, occurrence + OCCURRENCE_WINDOW
@@ -319,7 +300,7 @@ def _occurrence(store: Any, item_id: str, occurrence: datetime | None) -> Any:
 
 def _events_between(store: Any, start: datetime, end: datetime, calendars: Any) -> list[Any]:
     predicate = store.predicateForEventsWithStartDate_endDate_calendars_(
-        _date(start), _date(end), calendars
+        encode.date(start), encode.date(end), calendars
     )
     return list(store.eventsMatchingPredicate_(predicate) or ())
 
@@ -333,7 +314,7 @@ def _reminder_predicate(
 ) -> Any:
     if status == "incomplete":
         return store.predicateForIncompleteRemindersWithDueDateStarting_ending_calendars_(
-            _optional_date(due_from), _optional_date(due_to), calendars
+            encode.optional_date(due_from), encode.optional_date(due_to), calendars
         )
     if status == "completed":
         return store.predicateForCompletedRemindersWithCompletionDateStarting_ending_calendars_(
@@ -346,277 +327,12 @@ def _span(future: bool) -> int:
     return SPAN_FUTURE_EVENTS if future else SPAN_THIS_EVENT
 
 
-# -- EventKit to values --------------------------------------------------------------------------
-
-
-def _calendar(calendar: Any) -> RawCalendar:
-    source = calendar.source()
-    return RawCalendar(
-        id=str(calendar.calendarIdentifier()),
-        title=_text(calendar.title()) or "",
-        writable=bool(calendar.allowsContentModifications()),
-        source=None if source is None else _text(source.title()),
-        color=_hex(calendar.color()),
-    )
-
-
-def _reminder(item: Any) -> RawReminder:
-    return RawReminder(
-        id=str(item.calendarItemIdentifier()),
-        calendar_id=_calendar_id(item),
-        title=_text(item.title()) or "",
-        notes=_text(item.notes()),
-        priority=int(item.priority()),
-        due=_parts(item.dueDateComponents()),
-        start=_parts(item.startDateComponents()),
-        completed=bool(item.isCompleted()),
-        completion=_instant(item.completionDate()),
-        created=_instant(item.creationDate()),
-        modified=_instant(item.lastModifiedDate()),
-        url=_url(item.URL()),
-        rules=_rules(item.recurrenceRules()),
-    )
-
-
-def _event(item: Any) -> RawEvent:
-    repeats = bool(item.hasRecurrenceRules()) or bool(item.isDetached())
-    return RawEvent(
-        id=str(item.calendarItemIdentifier()),
-        calendar_id=_calendar_id(item),
-        title=_text(item.title()) or "",
-        start=_when(item.startDate()),
-        end=_when(item.endDate()),
-        all_day=bool(item.isAllDay()),
-        timezone=_zone_name(item.timeZone()),
-        location=_text(item.location()),
-        notes=_text(item.notes()),
-        url=_url(item.URL()),
-        rules=_rules(item.recurrenceRules()),
-        occurrence=_instant(item.occurrenceDate()) if repeats else None,
-        detached=bool(item.isDetached()),
-        created=_instant(item.creationDate()),
-        modified=_instant(item.lastModifiedDate()),
-    )
-
-
-def _calendar_id(item: Any) -> str:
-    calendar = item.calendar()
-    return "" if calendar is None else str(calendar.calendarIdentifier())
-
-
-def _rules(rules: Any) -> tuple[RawRule, ...]:
-    return tuple(_rule(rule) for rule in rules or ())
-
-
-def _rule(rule: Any) -> RawRule:
-    end, count = _rule_end(rule.recurrenceEnd())
-    return RawRule(
-        frequency=int(rule.frequency()),
-        interval=int(rule.interval()),
-        days_of_week=tuple(
-            (int(day.dayOfTheWeek()), int(day.weekNumber())) for day in rule.daysOfTheWeek() or ()
-        ),
-        days_of_month=_ints(rule.daysOfTheMonth()),
-        months=_ints(rule.monthsOfTheYear()),
-        weeks_of_year=_ints(rule.weeksOfTheYear()),
-        days_of_year=_ints(rule.daysOfTheYear()),
-        set_positions=_ints(rule.setPositions()),
-        end=end,
-        count=count,
-        first_day_of_week=int(rule.firstDayOfTheWeek()),
-    )
-
-
-def _rule_end(end: Any) -> tuple[datetime | None, int | None]:
-    if end is None:
-        return None, None
-    return _instant(end.endDate()), int(end.occurrenceCount()) or None
-
-
-def _parts(components: Any) -> DateParts | None:
-    """``NSDateComponents`` as ``DateParts``; None when it names no day."""
-    if components is None:
-        return None
-    year, month, day = (
-        _defined(components.year()),
-        _defined(components.month()),
-        _defined(components.day()),
-    )
-    if year is None or month is None or day is None:
-        return None
-    return DateParts(
-        year,
-        month,
-        day,
-        hour=_defined(components.hour()),
-        minute=_defined(components.minute()),
-        second=_defined(components.second()),
-        timezone=_zone_name(components.timeZone()),
-    )
-
-
-def _defined(value: Any) -> int | None:
-    return None if value is None or int(value) == UNDEFINED else int(value)
-
-
-def _ints(values: Any) -> tuple[int, ...]:
-    return tuple(int(value) for value in values or ())
-
-
-def _text(value: Any) -> str | None:
-    return None if value is None else str(value)
-
-
-def _url(url: Any) -> str | None:
-    return None if url is None else str(url.absoluteString())
-
-
-def _zone_name(zone: Any) -> str | None:
-    return None if zone is None else str(zone.name())
-
-
-def _when(date: Any) -> datetime:
-    return datetime.fromtimestamp(float(date.timeIntervalSince1970()), UTC)
-
-
-def _instant(date: Any) -> datetime | None:
-    return None if date is None else _when(date)
-
-
-def _hex(color: Any) -> str | None:
-    """``#RRGGBB`` of an ``NSColor`` in sRGB; None when it has no such form (a pattern)."""
-    if color is None:
-        return None
-    rgb = color.colorUsingColorSpace_(_appkit().NSColorSpace.sRGBColorSpace())
-    if rgb is None:
-        return None
-    channels = (rgb.redComponent(), rgb.greenComponent(), rgb.blueComponent())
-    return "#" + "".join(f"{min(255, max(0, round(float(c) * 255))):02X}" for c in channels)
-
-
-# -- values to EventKit --------------------------------------------------------------------------
-
-
-def _date(when: datetime) -> Any:
-    return _foundation().NSDate.dateWithTimeIntervalSince1970_(when.timestamp())
-
-
-def _optional_date(when: datetime | None) -> Any:
-    return None if when is None else _date(when)
-
-
-def _zone(name: str | None) -> Any:
-    if name is None:
-        return None
-    zone = _foundation().NSTimeZone.timeZoneWithName_(name)
-    if zone is None:
-        raise ValueError(f"EventKit knows no time zone {name!r}")
-    return zone
-
-
-def _ns_url(text: str | None) -> Any:
-    if not text:
-        return None
-    url = _foundation().NSURL.URLWithString_(text)
-    if url is None:
-        raise ValueError(f"not a URL: {text!r}")
-    return url
-
-
-def _components(parts: DateParts | None) -> Any:
-    if parts is None:
-        return None
-    components = _foundation().NSDateComponents.alloc().init()
-    components.setYear_(parts.year)
-    components.setMonth_(parts.month)
-    components.setDay_(parts.day)
-    if parts.hour is not None:
-        components.setHour_(parts.hour)
-    if parts.minute is not None:
-        components.setMinute_(parts.minute)
-    if parts.second is not None:
-        components.setSecond_(parts.second)
-    components.setTimeZone_(_zone(parts.timezone))
-    return components
-
-
-def _ek_rules(rules: Sequence[RawRule] | None) -> list[Any] | None:
-    """EventKit rules; ``firstDayOfTheWeek`` is read-only in EventKit, so it is not written."""
-    return [_ek_rule(rule) for rule in rules] if rules else None
-
-
-def _ek_rule(rule: RawRule) -> Any:
-    kit = _eventkit()
-    days = [
-        kit.EKRecurrenceDayOfWeek.dayOfWeek_weekNumber_(day, week)
-        for day, week in rule.days_of_week
-    ]
-    return kit.EKRecurrenceRule.alloc().initRecurrenceWithFrequency_interval_daysOfTheWeek_daysOfTheMonth_monthsOfTheYear_weeksOfTheYear_daysOfTheYear_setPositions_end_(  # noqa: E501
-        rule.frequency,
-        rule.interval,
-        days or None,
-        list(rule.days_of_month) or None,
-        list(rule.months) or None,
-        list(rule.weeks_of_year) or None,
-        list(rule.days_of_year) or None,
-        list(rule.set_positions) or None,
-        _ek_rule_end(rule),
-    )
-
-
-def _ek_rule_end(rule: RawRule) -> Any:
-    if rule.end is not None:
-        return _eventkit().EKRecurrenceEnd.recurrenceEndWithEndDate_(_date(rule.end))
-    if rule.count is not None:
-        return _eventkit().EKRecurrenceEnd.recurrenceEndWithOccurrenceCount_(rule.count)
-    return None
-
-
 def _saved_reminder(store: Any, write: ReminderWrite) -> Any:
     """The reminder with the write applied, saved without committing."""
     if write.id is None:
-        item = _eventkit().EKReminder.reminderWithEventStore_(store)
+        item = eventkit().EKReminder.reminderWithEventStore_(store)
     else:
-        item = _existing(store, write.id, _eventkit().EKReminder, "reminder")
-    _apply(item, write.fields, REMINDER_SETTERS, store)
+        item = _existing(store, write.id, eventkit().EKReminder, "reminder")
+    encode.apply(item, write.fields, encode.REMINDER_SETTERS, store)
     _check(store.saveReminder_commit_error_(item, False, None))
     return item
-
-
-def _apply(item: Any, fields: Mapping[str, Any], setters: Mapping[str, Setter], store: Any) -> None:
-    for name, value in fields.items():
-        if name not in setters:
-            raise ValueError(f"EventKit cannot set {name!r} here")
-        setters[name](item, value, store)
-
-
-def _set_calendar(item: Any, calendar_id: str | None, store: Any) -> None:
-    item.setCalendar_(None if calendar_id is None else store.calendarWithIdentifier_(calendar_id))
-
-
-def _set_completion(item: Any, when: datetime | None, store: Any) -> None:
-    # A date completes the reminder at that time; None makes it incomplete again.
-    item.setCompletionDate_(_optional_date(when))
-
-
-COMMON_SETTERS: dict[str, Setter] = {
-    "calendar_id": _set_calendar,
-    "title": lambda item, value, _: item.setTitle_(value),
-    "notes": lambda item, value, _: item.setNotes_(value),
-    "url": lambda item, value, _: item.setURL_(_ns_url(value)),
-    "rules": lambda item, value, _: item.setRecurrenceRules_(_ek_rules(value)),
-}
-REMINDER_SETTERS: dict[str, Setter] = {
-    **COMMON_SETTERS,
-    "priority": lambda item, value, _: item.setPriority_(int(value or 0)),
-    "due": lambda item, value, _: item.setDueDateComponents_(_components(value)),
-    "completion": _set_completion,
-}
-EVENT_SETTERS: dict[str, Setter] = {
-    **COMMON_SETTERS,
-    "start": lambda item, value, _: item.setStartDate_(_optional_date(value)),
-    "end": lambda item, value, _: item.setEndDate_(_optional_date(value)),
-    "all_day": lambda item, value, _: item.setAllDay_(bool(value)),
-    "timezone": lambda item, value, _: item.setTimeZone_(_zone(value)),
-    "location": lambda item, value, _: item.setLocation_(value),
-}
