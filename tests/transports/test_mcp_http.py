@@ -347,7 +347,9 @@ def test_an_address_that_cannot_be_bound_is_reported(
     with pytest.raises(SystemExit) as exited:
         serve_http(app, host="192.0.2.7", port=0)  # TEST-NET-1: never a local address
     assert exited.value.code == 13  # the gateway could not start
-    assert "cannot listen on 192.0.2.7:0" in capsys.readouterr().err
+    said = capsys.readouterr().err
+    assert "cannot listen on 192.0.2.7:0" in said
+    assert "reachable from the network" in said  # the warning both HTTP doors give
     assert not token_path(app).exists()  # no token made that nobody was shown
 
 

@@ -51,7 +51,7 @@ from starlette.types import ASGIApp, Receive, Scope, Send
 
 from fruitctl.policy.decision import Actor
 from fruitctl.private import NotPrivate, private_folder, read_or_create
-from fruitctl.startup import NotAllowed, StartupError
+from fruitctl.startup import StartupError
 from fruitctl.transports import asgi, net
 from fruitctl.transports.http import edge
 from fruitctl.transports.http.errors import HttpProblem
@@ -303,13 +303,13 @@ def _exit_on_error() -> Iterator[None]:
 
 
 def _refuse_remote(host: str) -> None:
-    if net.is_loopback(host) or os.environ.get(ALLOW_REMOTE_ENV) == "1":
-        return
-    raise NotAllowed(
-        f"refusing to listen on {host}: a non-loopback address exposes your reminders to the "
-        "network, and plain HTTP carries the bearer token in the clear. "
-        f"Set {ALLOW_REMOTE_ENV}=1 to accept that risk."
-    )
+    """The edge's rule: this server's own token guards every request; choosing the network
+    takes ``FRUITCTL_MCP_ALLOW_REMOTE=1``."""
+    consented = os.environ.get(ALLOW_REMOTE_ENV) == "1"
+    consent = f"Set {ALLOW_REMOTE_ENV}=1 to accept that risk."
+    warning = edge.exposure(host, tokens_issued=True, consented=consented, consent=consent)
+    if warning is not None:
+        _say(f"warning: {warning}")
 
 
 def _bind(host: str, port: int) -> socket.socket:

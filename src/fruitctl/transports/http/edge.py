@@ -12,6 +12,8 @@ port: the checks a request meets before either sees it, and the one shape of eve
 
 Every refusal is the API's error object, ``{"error": {"code", "message", "retryable",
 "details"}}`` (``errors.error_response``), never the token.
+
+And one rule for whether a door may listen beyond loopback at all (``exposure``).
 """
 
 from __future__ import annotations
@@ -22,6 +24,8 @@ from typing import Any
 from starlette.datastructures import Headers
 from starlette.responses import Response
 
+from fruitctl.startup import NotAllowed
+from fruitctl.transports import net
 from fruitctl.transports.http.errors import HttpProblem, error_response
 from fruitctl.transports.http.tokens import (
     Claims,
@@ -110,3 +114,26 @@ def admit(
 def refusal(problem: HttpProblem) -> Response:
     details: dict[str, Any] = dict(problem.details)
     return error_response(problem.code, problem.message, details)
+
+
+def exposure(host: str, *, tokens_issued: bool, consented: bool, consent: str = "") -> str | None:
+    """Whether a door may listen on ``host``, by one rule for both: loopback always; another
+    address only when every request must bring a token (``tokens_issued``) and the person chose
+    the network knowing that plain HTTP carries tokens in the clear (``consented``; else
+    ``consent`` says how). Refused: ``NotAllowed``; allowed: the warning to show, if any."""
+    if net.is_loopback(host):
+        return None
+    if not tokens_issued:
+        raise NotAllowed(
+            f"refusing to serve HTTP on {host}: a non-loopback address needs tokens, and none is "
+            "issued. Make one with `fruitctl auth token --scope admin` first."
+        )
+    if not consented:
+        raise NotAllowed(
+            f"refusing to listen on {host}: a non-loopback address exposes your reminders to the "
+            f"network, and plain HTTP carries the bearer token in the clear. {consent}"
+        )
+    return (
+        f"HTTP on {host}, reachable from the network: every request needs a token, and plain "
+        "HTTP carries it in the clear - use a trusted network (e.g. Tailscale)."
+    )

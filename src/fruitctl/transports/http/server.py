@@ -26,8 +26,9 @@ from typing import TYPE_CHECKING
 import uvicorn
 from starlette.types import ASGIApp, Receive, Scope, Send
 
-from fruitctl.startup import NotAllowed, StartupError
+from fruitctl.startup import StartupError
 from fruitctl.transports import mcp_http, net
+from fruitctl.transports.http import edge
 from fruitctl.transports.http.app import create_app
 from fruitctl.transports.http.notify import Notifier, ProposalWatcher
 from fruitctl.transports.http.tokens import TokenStore, serving_store
@@ -149,17 +150,10 @@ class HttpServer:
             thread.join(START_TIMEOUT_SECONDS)
 
     def _check_address(self) -> None:
-        if net.is_loopback(self.host):
-            return
-        if not self.tokens.has_tokens():
-            raise NotAllowed(
-                f"refusing to serve HTTP on {self.host}: a non-loopback address needs tokens, and "
-                "none is issued. Make one with `fruitctl auth token --scope admin` first."
-            )
-        self.warnings.append(
-            f"HTTP on {self.host}, reachable from the network: every request needs a token, "
-            "and plain HTTP carries it in the clear - use a trusted network (e.g. Tailscale)."
-        )
+        # Choosing a network address in the configuration is the person's consent.
+        warning = edge.exposure(self.host, tokens_issued=self.tokens.has_tokens(), consented=True)
+        if warning is not None:
+            self.warnings.append(warning)
 
     async def _watch(self) -> None:
         settings = self.app.config.settings.http
