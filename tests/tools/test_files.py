@@ -20,10 +20,10 @@ from fruitctl.domain.errors import (
     NotFound,
     PermissionDenied,
 )
+from fruitctl.domain.path_rules import PathRules
 from fruitctl.policy.governance import ToolRules
 from fruitctl.services import files as files_module
 from fruitctl.services.files import FileService, fd_path
-from fruitctl.services.paths import PathRules
 from fruitctl.tools.catalog.files import (
     TOOLS,
     ListDirectoryInput,

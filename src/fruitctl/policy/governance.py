@@ -267,7 +267,7 @@ def _check_targets(path: Path, text: str, name: str, rules: ToolRules) -> None:
     """Path patterns and domains must be readable now: a rule that cannot be read would
     otherwise only fail at the first call - or worse, allow something it meant to refuse."""
     from fruitctl.domain.hosts import DomainRules
-    from fruitctl.services.paths import PathRules
+    from fruitctl.domain.path_rules import PathRules
 
     checks = (
         ("allowed_paths", lambda: PathRules.from_patterns(rules.allowed_paths, [])),

@@ -15,9 +15,8 @@ from collections.abc import Callable, Iterator
 from typing import Any
 
 from fruitctl.domain.errors import CalendarNotAllowed, ListNotAllowed, NotFound
+from fruitctl.domain.path_rules import PathRules
 from fruitctl.policy.governance import ToolRules
-from fruitctl.services.paths import PathRules
-from fruitctl.services.things_inputs import NoArgs
 from fruitctl.tools.context import ToolContext
 from fruitctl.tools.model import TargetRule
 
@@ -153,13 +152,12 @@ def _things_home(args: Any, ctx: ToolContext) -> tuple[str, str]:
         home = todo["project"] or todo["area"]
         kind = "project" if todo["project"] else "area"
         return (kind, home["title"]) if home else ("inbox", "")
-    everything = NoArgs()
     for kind, wanted, known in (
         ("project", getattr(args, "project", None), ctx.things.list_projects),
         ("area", getattr(args, "area", None), ctx.things.list_areas),
     ):
         if wanted is not None:
-            for item in known(everything):
+            for item in known():
                 if item["id"] == wanted or item["title"].casefold() == wanted.casefold():
                     return kind, str(item["title"])
             return kind, str(wanted)

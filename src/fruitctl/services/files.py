@@ -30,7 +30,7 @@ from fruitctl.domain.errors import (
     NotFound,
     PermissionDenied,
 )
-from fruitctl.services.paths import PathRules
+from fruitctl.domain.path_rules import PathRules
 
 _CLOEXEC = getattr(os, "O_CLOEXEC", 0)
 _READ_FLAGS = os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_NOCTTY | _CLOEXEC

@@ -88,13 +88,13 @@ class ThingsService:
         todo: ToDo = self._require().todo(args.id, self._today())
         return todo.to_wire()
 
-    def list_projects(self, _: NoArgs) -> list[dict[str, Any]]:
+    def list_projects(self, _: NoArgs | None = None) -> list[dict[str, Any]]:
         return [p.to_wire() for p in self._require().projects()]
 
-    def list_areas(self, _: NoArgs) -> list[dict[str, Any]]:
+    def list_areas(self, _: NoArgs | None = None) -> list[dict[str, Any]]:
         return [a.to_wire() for a in self._require().areas()]
 
-    def list_tags(self, _: NoArgs) -> list[dict[str, Any]]:
+    def list_tags(self, _: NoArgs | None = None) -> list[dict[str, Any]]:
         return [t.to_wire() for t in self._require().tags()]
 
     # -- writes ----------------------------------------------------------------------------------

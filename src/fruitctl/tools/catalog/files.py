@@ -14,10 +14,10 @@ from pydantic import Field
 
 from fruitctl.approvals.changes import WRITE_FILE
 from fruitctl.domain.errors import InternalError
+from fruitctl.domain.path_rules import PathRules
 from fruitctl.policy.governance import ToolRules
 from fruitctl.policy.targets import PATHS_READ, PATHS_WRITE
 from fruitctl.services.inputs import Input
-from fruitctl.services.paths import PathRules
 from fruitctl.tools import outputs
 from fruitctl.tools.context import ToolContext
 from fruitctl.tools.model import tool
