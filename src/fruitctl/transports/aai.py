@@ -4,7 +4,8 @@ Request ``{"version": "1.0", "tool", "params", "request_id"}``; answer
 ``{"version", "request_id", "status": "success", "result"}`` or ``{"status": "error", "error":
 {"code", "message", "retryable"}}`` with the canonical code in upper snake case
 (``LIST_NOT_ALLOWED``). A line that is not JSON, or an envelope missing a field, is
-``INVALID_REQUEST``. Tools are the registry's, called through ``Gateway.invoke`` like everywhere.
+``INVALID_REQUEST``. Tools are the registry's, called through the gateway like everywhere
+(``Gateway.answer`` on the socket).
 
 The descriptor is generated from the registry: every tool's input schema as ``parameters``, and a
 ``returns`` schema from the tool function's return type (plus the pending-proposal shape for

@@ -1,4 +1,4 @@
-"""The MCP front door (seed 002): every registry tool over MCP, through ``Gateway.invoke``.
+"""The MCP front door (seed 002): every registry tool over MCP, through ``Gateway.ainvoke``.
 
 The tool list is generated from the registry (names, titles, descriptions, input schemas,
 annotations), so MCP, the CLI and later front doors never drift apart. A tool's output comes

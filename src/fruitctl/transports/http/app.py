@@ -1,4 +1,4 @@
-"""The HTTP front door (seed 003): a FastAPI app over ``Gateway.invoke``.
+"""The HTTP front door (seed 003): a FastAPI app over ``Gateway.ainvoke``.
 
 ``create_app(app)`` builds it for a composition root's ``App``: the API routes (``/health``,
 ``/skills``, ``/reminders``, ``/calendar``, ``/things``, ``/proposals``, ``/audit``,

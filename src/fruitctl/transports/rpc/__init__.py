@@ -1,5 +1,5 @@
 """The socket front door (seeds 000 and 004): newline-delimited JSON-RPC 2.0 and AAI envelopes
-on a Unix socket, every call through ``Gateway.invoke``.
+on a Unix socket, every call through ``Gateway.answer``.
 
 - ``jsonrpc``: one line in, one line (or nothing) out; envelopes, batches, notifications, and the
   one mapping from domain errors to JSON-RPC error objects.

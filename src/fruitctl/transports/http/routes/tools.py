@@ -3,7 +3,7 @@
 
 These are what a ``fruitctl`` CLI on another machine calls (``FRUITCTL_URL``): a call answers
 with the tool's own output, exactly as the socket and the in-process CLI do, so every command
-prints the same there as here. A call is one ``Gateway.invoke`` as the token's actor: an agent's
+prints the same there as here. A call is one ``Gateway.ainvoke`` as the token's actor: an agent's
 write answers 202 with its pending proposal, like the resource routes.
 """
 
