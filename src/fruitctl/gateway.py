@@ -83,25 +83,34 @@ class Gateway:
     ) -> ToolResult:
         """Run one call through lookup, validation, policy and execution; failures are results.
 
-        ``inline``: the caller is on a thread of its own that it abandons at a deadline it
-        enforces (the socket's per-request timeout). A plain in-process read then runs right
-        here instead of hopping to the tool pool, the hop being most of what a fast read costs;
-        writes and sandboxed tools always take the pool and their own timeout."""
+        ``inline``: the caller is a thread that ``answer`` abandons at the call's deadline (or
+        the loop itself, for a read its store answers at once). A plain in-process read then
+        runs right here instead of hopping to the tool pool, the hop being most of what a fast
+        read costs; writes and sandboxed tools always take the pool and their own timeout."""
         call = Call(name, actor, trace_id or new_trace_id())
         tool = self.registry.get(name)
         if tool is None:
             return self._outcomes.failed(call, MethodNotFound(f"Unknown tool '{name}'."))
         try:
             parsed = tool.parse(args)
-            call.args = parsed
-            decision = self.policy.decide(tool, parsed, actor, self.context)
+        except FruitctlError as exc:
+            return self._outcomes.failed(call, exc)
+        return self._decide(call, tool, parsed, idempotency_key, inline)
+
+    def _decide(
+        self, call: Call, tool: Tool, parsed: BaseModel, key: str | None, inline: bool
+    ) -> ToolResult:
+        """The policy's verdict on validated arguments, and what follows from it."""
+        call.args = parsed
+        try:
+            decision = self.policy.decide(tool, parsed, call.actor, self.context)
         except FruitctlError as exc:
             return self._outcomes.failed(call, exc)
         if decision.verdict == "propose" and self.approvals is not None:
-            return self._proposed(call, tool, parsed, idempotency_key)
+            return self._proposed(call, tool, parsed, key)
         if decision.verdict != "allow":
             return self._outcomes.blocked(call, decision)
-        return self._execute(call, tool, parsed, idempotency_key, inline)
+        return self._execute(call, tool, parsed, key, inline)
 
     def answer(
         self,
@@ -121,8 +130,11 @@ class Gateway:
         a call still running then is abandoned (and answered ``timeout``)."""
         tool = self.registry.get(name)
         arguments = args or {}
-        if tool is not None and self.runs_on_loop(tool, arguments):
-            return self.invoke(name, arguments, actor, idempotency_key=idempotency_key, inline=True)
+        if tool is not None and tool.at_once is not None:
+            call = Call(name, actor)  # timed from here, like invoke's
+            parsed = self._at_once(tool, arguments)
+            if parsed is not None:  # validated once, here
+                return self._decide(call, tool, parsed, idempotency_key, inline=True)
         inline = tool is not None and self.runs_inline(tool)
         deadline = tool.definition.timeout_seconds if tool is not None and inline else None
         if limit is not None:
@@ -294,14 +306,20 @@ class Gateway:
         these arguments at once (``Tool.at_once``, the store's own judgement). Anything else -
         an expression to evaluate, a mirror due for a sync, a store not opened yet, a file, the
         network - runs where a deadline can abandon it."""
+        return self._at_once(tool, arguments) is not None
+
+    def _at_once(self, tool: Tool, arguments: Mapping[str, Any]) -> BaseModel | None:
+        """The validated arguments of a call that may run on the loop (``runs_on_loop``), else
+        None (also for arguments that are not valid: the call reports that, off the loop)."""
         if tool.at_once is None or not self.runs_inline(tool):
-            return False
+            return None
         if not self.context.opened(tool.service):
-            return False  # opening a store (a first sync, a permission prompt) takes a thread
+            return None  # opening a store (a first sync, a permission prompt) takes a thread
         try:
-            return tool.at_once(tool.parse(arguments), self.context)
+            parsed = tool.parse(arguments)
+            return parsed if tool.at_once(parsed, self.context) else None
         except FruitctlError:
-            return False  # the call itself reports the problem, off the loop
+            return None
 
     def _perform(
         self, call: Call, tool: Tool, args: BaseModel, key: str | None, inline: bool

@@ -25,9 +25,9 @@ from urllib.parse import quote
 from fruitctl.backends.things.rows import (
     CANCELED,
     COMPLETED,
-    PROJECT,
     STATUSES,
-    TODO,
+    TYPE_PROJECT,
+    TYPE_TODO,
     Rows,
     day,
     moment,
@@ -128,7 +128,7 @@ class ThingsDatabase:
             columns = _task_columns(db)
             rows = db.execute(
                 f"SELECT {columns} {_VISIBLE} AND t.type = ? {narrow}",
-                (TODO, *(now for _ in params)),
+                (TYPE_TODO, *(now for _ in params)),
             ).fetchall()
             if view is not None:  # the SQL narrows; the app's rule (``view_of``) decides
                 rows = [r for r in rows if view_of(*view_columns(r), today) == view]
@@ -143,7 +143,7 @@ class ThingsDatabase:
                 "LEFT JOIN TMTask h ON h.uuid = t.heading "
                 "LEFT JOIN TMTask p ON p.uuid = COALESCE(t.project, h.project) "
                 "WHERE t.uuid = ? AND t.type = ?",
-                (todo_id, TODO),
+                (todo_id, TYPE_TODO),
             ).fetchone()
             if row is None:
                 raise NotFound(f"No to-do found with ID: '{todo_id}'.")
@@ -170,7 +170,7 @@ class ThingsDatabase:
                 "(SELECT COUNT(*) FROM TMTask c LEFT JOIN TMTask ch ON ch.uuid = c.heading "
                 " WHERE COALESCE(c.project, ch.project) = t.uuid AND c.type = 0 "
                 " AND c.status = 0 AND c.trashed = 0) "
-                f'FROM TMTask t WHERE t.type = {PROJECT} AND {where} ORDER BY t."index"',
+                f'FROM TMTask t WHERE t.type = {TYPE_PROJECT} AND {where} ORDER BY t."index"',
                 params,
             ).fetchall()
             areas = titles(db, "TMArea")

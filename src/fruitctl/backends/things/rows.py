@@ -20,7 +20,7 @@ from fruitctl.domain.things import (
     unpack_date,
 )
 
-TODO, PROJECT, HEADING = 0, 1, 2
+TYPE_TODO, TYPE_PROJECT, TYPE_HEADING = 0, 1, 2  # TMTask.type
 OPEN, CANCELED, COMPLETED = 0, 2, 3
 INBOX, ANYTIME, SOMEDAY = 0, 1, 2
 STATUSES: dict[int, ToDoStatus] = {OPEN: "open", CANCELED: "canceled", COMPLETED: "completed"}
