@@ -136,7 +136,7 @@ def test_a_listed_uid_is_an_agent_and_cannot_become_the_person(daemon: Daemon) -
     assert wrote["result"]["status"] == "pending"  # an agent's write: a proposal
     assert refused["error"]["code"] == "permission_denied"
     assert "never the person" in refused["error"]["message"]
-    assert identified["result"] == {"actor": "agent:builder"}
+    assert identified["result"] == {"actor": f"agent:uid:{AGENT_UID}/builder"}
     assert aai["status"] == "success"
 
     # The person, on the gateway, sees who proposed it: the uid, as it had not identified yet.

@@ -437,8 +437,10 @@ def test_end_to_end_over_a_real_server(app: bootstrap.App, home: Path) -> None:
     assert rebound.status_code == 421
     for proposal in pending.values():
         assert proposal["status"] == "pending"
-        assert app.approvals.get(proposal["proposalId"])["actor"] == claims.actor.label
-    assert app.approvals.get(own["proposalId"])["actor"].startswith("agent:mcp:")
+        # The token's identity; the client's own name only under it.
+        shown = app.approvals.get(proposal["proposalId"])["actor"]
+        assert shown.startswith(claims.actor.label + "/")
+    assert app.approvals.get(own["proposalId"])["actor"].startswith("agent:mcp:http/")
     assert code == 0
     assert stdout == ""
     assert token not in "".join(server.stderr)

@@ -43,7 +43,7 @@ from fruitctl.domain.errors import (
     from_code,
 )
 from fruitctl.domain.writes import writing
-from fruitctl.policy.decision import Actor, Decision
+from fruitctl.policy.decision import Actor, Decision, identity_of
 from fruitctl.tools.context import ToolContext
 from fruitctl.tools.model import Change, Tool
 from fruitctl.tools.registry import ToolRegistry
@@ -137,7 +137,7 @@ class Approvals:
             args=plain,
             args_hash=digest,
             summary=change.summary(plain, self._context),
-            actor=actor.label,
+            actor=actor.shown,  # the identity, with the caller's display name under it
             actor_kind=actor.kind,
             status="APPROVED" if approved else "PENDING",
             created_at=now,
@@ -160,7 +160,7 @@ class Approvals:
         """A proposal; an agent only ever sees its own (others do not exist for it)."""
         self.expire_due()
         found = self._store.get(proposal_id)
-        if actor is not None and actor.kind == "agent" and found.actor != actor.label:
+        if actor is not None and actor.kind == "agent" and identity_of(found.actor) != actor.label:
             raise ProposalNotFound(f"No proposal found with ID: '{proposal_id}'.")
         return self._view(found)
 

@@ -25,6 +25,9 @@ COLUMNS = (
 )
 _JSON = ("args", "before", "result", "error", "inverse")  # stored as canonical JSON text
 _SELECT = f"SELECT {COLUMNS} FROM proposals"
+# A proposal's actor is stored as shown (``agent:uid:1000/claude``); who filed it is the identity
+# before the display name, so renaming never changes whose proposals these are.
+_BY_IDENTITY = "(actor = :actor OR substr(actor, 1, length(:actor) + 1) = :actor || '/')"
 
 
 @dataclass(frozen=True)
@@ -63,8 +66,7 @@ class Proposal:
     @property
     def origin(self) -> Actor:
         """Who asked for it, as an actor."""
-        kind, _, name = self.actor.partition(":")
-        return Actor("human" if kind == "human" else "agent", name)
+        return Actor.parse(self.actor)
 
     @classmethod
     def from_row(cls, row: Any) -> Proposal:
@@ -100,7 +102,7 @@ class ProposalStore:
 
     def by_key(self, actor: str, key: str) -> Proposal | None:
         """The proposal ``actor`` filed with this idempotency key, if any."""
-        query = f"{_SELECT} WHERE actor = :actor AND idempotency_key = :key"
+        query = f"{_SELECT} WHERE {_BY_IDENTITY} AND idempotency_key = :key"
         with self._reader.connect() as conn:
             found = conn.execute(text(query), {"actor": actor, "key": key}).first()
         return None if found is None else Proposal.from_row(found)
@@ -109,7 +111,7 @@ class ProposalStore:
         """Newest first, of one status if given, only ``actor``'s if given."""
         conditions = ["status = :status"] if status else []
         if actor is not None:
-            conditions.append("actor = :actor")
+            conditions.append(_BY_IDENTITY)
         where = f"WHERE {' AND '.join(conditions)}" if conditions else ""
         query = f"{_SELECT} {where} ORDER BY created_at DESC LIMIT :limit"
         values = {"status": (status or "").upper(), "limit": limit, "actor": actor}

@@ -21,7 +21,7 @@ from mcp.shared.exceptions import MCPError, NoBackChannelError
 
 from fruitctl import __version__
 from fruitctl.domain.errors import FruitctlError
-from fruitctl.policy.decision import Actor
+from fruitctl.policy.decision import Actor, display_name
 from fruitctl.tools.model import ToolDefinition, ToolResult
 
 INSTRUCTIONS = (
@@ -33,7 +33,9 @@ INSTRUCTIONS = (
 )
 METHOD_NOT_FOUND = -32601
 ACTOR_KEY = "fruitctl.actor"
-"""Where the HTTP guard leaves the agent an API token names, in the request's ASGI scope."""
+"""Where the HTTP guard leaves the agent the request's token names, in the request's ASGI scope."""
+STDIO_ACTOR = Actor("agent", "mcp:stdio")
+"""Who calls over stdio: the program that started this process, whatever name it gives."""
 
 
 def build_server(gateway: Any, *, elicit: bool = False) -> Server[Any]:
@@ -182,7 +184,7 @@ async def _ask_the_person(
         answer = await ctx.session.elicit_form(_question(shown), APPROVAL_FORM)
     except (NoBackChannelError, MCPError):
         return None
-    who = Actor("human", f"mcp-elicitation:{_client_name(ctx)}")
+    who = Actor("human", "mcp-elicitation").called(_client_name(ctx))
     if answer.action == "accept" and (answer.content or {}).get("approve") is True:
         action, reason = "approve", None
     elif answer.action in ("accept", "decline"):
@@ -206,17 +208,20 @@ def _question(proposal: dict[str, Any]) -> str:
 
 
 def _actor(ctx: ServerRequestContext[Any]) -> Actor:
-    """Who calls: the agent its HTTP bearer token names (a token from ``fruitctl auth token``,
-    each its own actor), else the MCP client, by the name it gave."""
+    """Who calls: over HTTP the agent the request's bearer token names (each API token its own
+    actor; the server's own token ``mcp:http``), over stdio ``mcp:stdio``. The name the client
+    gives itself (``clientInfo.name``, any string it likes) is only shown under that identity:
+    rate limits, the proposals it sees and the audit never key on it."""
     request = ctx.request
     named = None if request is None else getattr(request, "scope", {}).get(ACTOR_KEY)
-    return named if isinstance(named, Actor) else Actor("agent", f"mcp:{_client_name(ctx)}")
+    bound = named if isinstance(named, Actor) else STDIO_ACTOR
+    return bound.called(_client_name(ctx))
 
 
-def _client_name(ctx: ServerRequestContext[Any]) -> str:
+def _client_name(ctx: ServerRequestContext[Any]) -> str | None:
     params = ctx.session.client_params
     info = params.client_info if params is not None else None
-    return info.name if info is not None and info.name else "client"
+    return display_name(info.name) if info is not None else None
 
 
 async def serve_stdio(gateway: Any, elicit: bool = False) -> None:

@@ -6,7 +6,7 @@ Every request meets ``GuardedMcpApp`` before the SDK sees a byte of it, and is r
    the port): 421, the DNS-rebinding defence;
 2. it carries an ``Origin`` other than this server's own (a web page elsewhere): 403;
 3. it lacks ``Authorization: Bearer <token>``: 401. The token is the server's own (compared in
-   constant time; the caller is then the MCP client, by the name it gives) or an HTTP API token
+   constant time; the caller is then the agent ``mcp:http``) or an HTTP API token
    of scope ``agent`` from ``fruitctl auth token`` (verified, unexpired, unrevoked; the caller is
    the agent it names, with its own rate limits and proposals). An admin token speaks for a
    person, and MCP is for agents: 403. An agent token is counted against ``[http]
@@ -70,6 +70,8 @@ MCP_PATH = "/mcp"
 DEFAULT_MAX_BODY_BYTES = 1_048_576
 ALLOW_REMOTE_ENV = "FRUITCTL_MCP_ALLOW_REMOTE"
 SHUTDOWN_GRACE_SECONDS = 3  # an open SSE stream must not hold Ctrl-C up forever
+SERVER_TOKEN_ACTOR = Actor("agent", "mcp:http")
+"""Who calls with this server's own token (an API token names its own agent)."""
 
 
 # --- the guard ----------------------------------------------------------------------------------
@@ -115,8 +117,7 @@ class GuardedMcpApp:
         except _Refused as refused:
             await refused.response(scope, receive, send)
             return
-        if agent is not None:
-            scope = {**scope, ACTOR_KEY: agent}
+        scope = {**scope, ACTOR_KEY: agent or SERVER_TOKEN_ACTOR}
         messages = await asgi.read_body(receive, self._max_body_bytes)
         if messages is None:
             await edge.too_large()(scope, receive, send)

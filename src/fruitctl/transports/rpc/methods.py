@@ -7,8 +7,11 @@
 - ``tools.list``; ``tools.call {name, arguments, idempotencyKey?}`` whose result is the tool's
   output itself; and one dotted alias per tool, named after its catalog module
   (``query_reminders`` → ``reminders.query``, ``read_file`` → ``files.read``).
-- ``session.identify {kind, name, token?}``: a connection speaks for an agent named after its
-  process until it says otherwise. Speaking for a person needs the daemon's token, a file only
+- ``session.identify {kind, name, token?}``: a connection is the agent ``uid:<n>`` the kernel
+  names (its program's name shown under it) until it says otherwise. On the agents' socket a name
+  only adds a display name under that uid (``uid:1000/claude``): rate limits, which proposals it
+  sees and the audit stay the uid's, however often it renames. On the person's socket (this user's
+  own programs) the name is the agent's. Speaking for a person needs the daemon's token, a file only
   this user can read: the same power as running the CLI in-process, and nothing an agent that only
   reaches the socket (say, from a container) has.
 
@@ -34,7 +37,8 @@ from fruitctl.transports.rpc.jsonrpc import AGENTS_ONLY, Method, Session
 
 SERVICE = "fruitctl"
 CATALOG = "fruitctl.tools.catalog."
-NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._:@/-]{0,63}$")
+NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._:@-]{0,63}$")
+"""A name a caller gives itself; never '/', which separates an identity from a display name."""
 
 
 def ping_result() -> dict[str, Any]:
@@ -169,13 +173,16 @@ def _identify(params: dict[str, Any], session: Session, human_token: str) -> dic
     if kind == "human" and session.agents_only:  # refused before any token is looked at
         raise PermissionDenied(AGENTS_ONLY)
     if not isinstance(name, str) or not NAME.match(name):
-        raise InvalidParams("'name' must be 1-64 letters, digits or ._:@/-", field="name")
+        raise InvalidParams("'name' must be 1-64 letters, digits or ._:@-", field="name")
     if kind == "human" and not (
         isinstance(token, str) and hmac.compare_digest(token.encode(), human_token.encode())
     ):
         raise PermissionDenied("Speaking for a person needs the daemon's token.")
-    session.become(Actor(kind, name))
-    return {"actor": session.actor.label}
+    if session.agents_only:  # the kernel said who this is: a name is only shown under it
+        session.become(session.actor.called(name))
+    else:  # the person's own uid, which holds the token anyway, names its agents
+        session.become(Actor(kind, name))
+    return {"actor": session.actor.shown}
 
 
 def _no_params(params: dict[str, Any], answer: Callable[[], Any]) -> Any:

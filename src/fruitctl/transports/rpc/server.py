@@ -93,9 +93,10 @@ class RpcServer:
         return peer.uid == self.allowed_uid
 
     def session(self, peer: Peer) -> Session:
+        # The kernel's uid is the identity; the program's name (the peer chooses it) only a label.
         if self.agent_uids is not None:
             return Session(lambda: Actor("agent", f"uid:{peer.uid}"), agents_only=True)
-        return Session(lambda: Actor("agent", f"socket:{process_name(peer.pid)}"))
+        return Session(lambda: Actor("agent", f"uid:{peer.uid}").called(process_name(peer.pid)))
 
     def in_flight(self) -> set[asyncio.Task[None]]:
         return {task for conn in self.connections for task in conn.tasks}
