@@ -14,13 +14,14 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from hypothesis import HealthCheck, given, settings
+from hypothesis import HealthCheck, event, given, settings
 from hypothesis import strategies as st
 from sqlalchemy import delete
 
 from fruitctl.backends.local import LocalReminders, pushdown
 from fruitctl.backends.local.tables import lists as lists_table
 from fruitctl.backends.local.tables import reminders as reminders_table
+from fruitctl.domain import query_budget
 from fruitctl.domain.errors import FruitctlError
 from fruitctl.domain.query import compile_query
 from fruitctl.ports import NewReminder
@@ -368,3 +369,54 @@ def test_a_note_filter_that_would_raise_falls_back_to_the_same_error(
     # ...and guarded the other way round, the filter runs in SQL and finds the note.
     guarded = service.query_reminders({"query": "[?notes && contains(notes, 'x')].title"})
     assert guarded == ["a"]
+
+
+# -- the query budget counts the same whichever side selects -----------------------------------
+
+BUILDING = st.sampled_from(
+    [
+        "{a: @, b: @}",
+        "[*].{a: @, b: title}",
+        "[*].[@, @]",
+        "map(&'a fairly long literal put in every result', @)",
+        "to_string(@)",
+        "[?title != 'a literal only tested costs nothing']",
+    ]
+)
+building = st.one_of(stage, BUILDING, BUILDING)  # selections between makers, makers more often
+budgeted = st.lists(building, min_size=1, max_size=4).map(" | ".join)
+
+
+@settings(
+    max_examples=300,
+    deadline=None,
+    suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow],
+)
+@given(
+    items=st.lists(reminder_data, min_size=2, max_size=10),
+    expression=budgeted,
+    budget=st.integers(50, 3000),
+)
+def test_pushdown_and_memory_stop_at_the_same_budget(
+    store: LocalReminders,
+    monkeypatch: pytest.MonkeyPatch,
+    items: list[dict[str, Any]],
+    expression: str,
+    budget: int,
+) -> None:
+    monkeypatch.setattr(query_budget, "BUILD_MAX_BYTES", budget)
+    fill(store, items)
+    args = {"list": {"all": True}, "status": "all", "query": expression}
+    pushed = outcome(RemindersService(store, pushdown=True), args)
+    assert pushed == outcome(RemindersService(store, pushdown=False), args), expression
+    event("over the budget" if "builds more than" in str(pushed[1]) else "within it")
+
+
+@pytest.mark.parametrize("pushed", [True, False], ids=["pushdown", "in-memory"])
+def test_the_bomb_after_a_filter_sql_runs_fails_alike(store: LocalReminders, pushed: bool) -> None:
+    fill(store, [{"list": 0, "title": f"t{i}", "priority": 1} for i in range(3)])
+    bomb = "[?priority == `1`] | [0]" + ".{a:@,b:@}" * 30
+    with pytest.raises(FruitctlError) as caught:
+        RemindersService(store, pushdown=pushed).query_reminders({"query": bomb})
+    assert caught.value.code == "invalid_params"
+    assert "the query builds more than 64 MB of results" in caught.value.message

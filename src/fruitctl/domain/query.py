@@ -3,6 +3,9 @@
 One leniency beyond the JMESPath spec: a bare number beside a comparison (``[?priority != 0]``,
 as seed 002's checklist writes it) is read as the literal ``\\`0\\```. Standard JMESPath rejects
 that form outright, so no valid expression changes meaning.
+
+Any agent may send a query, so one is bounded before it runs - at most ``MAX_CHARS`` characters,
+nested at most ``MAX_DEPTH`` deep - and while it runs, by what it makes (``query_budget``).
 """
 
 from __future__ import annotations
@@ -16,14 +19,21 @@ from typing import Any, cast
 import jmespath
 from jmespath import exceptions as jexc
 from jmespath.lexer import Lexer
-from jmespath.parser import ParsedResult
 
 from fruitctl.domain.errors import InvalidQuery
+from fruitctl.domain.query_budget import BudgetedInterpreter
 
 Node = dict[str, Any]
 
 _COMPARATORS = frozenset({"eq", "ne", "lt", "lte", "gt", "gte"})
 _LONE_EQUALS = re.compile(r"(?<![=!<>])=(?!=)")
+
+# Queries agents write are a line or two (seed 002's longest example is under 100 characters);
+# this leaves room for a long filter and keeps every message that quotes the query short.
+MAX_CHARS = 2_000
+# jmespath parses and runs a query by recursion, one level per nesting (``!!!!a``, ``[[[a]]]``,
+# a literal ``\`[[[…]]]\```); 50 is far deeper than any real query and far from Python's limit.
+MAX_DEPTH = 50
 
 
 @dataclass(frozen=True)
@@ -41,6 +51,11 @@ def compile_query(text: str) -> Query:
     """Compile ``text`` or raise ``InvalidQuery`` with the seed's actionable message."""
     if not isinstance(text, str) or not text.strip():
         raise InvalidQuery("Invalid JMESPath expression: the expression is empty. Expression: ''.")
+    if len(text) > MAX_CHARS:
+        raise InvalidQuery(
+            f"Invalid JMESPath expression: it is longer than {MAX_CHARS} characters "
+            f"({len(text)}); filter in steps instead. Expression: '{text[:60]}…'."
+        )
     return _compile_cached(text)
 
 
@@ -50,13 +65,39 @@ def _compile_cached(text: str) -> Query:
         parsed = jmespath.compile(_quote_bare_numbers(text))
     except jexc.JMESPathError as exc:
         raise InvalidQuery(_message(_reason(exc), text)) from exc
-    return Query(text=text, ast=cast(Node, parsed.parsed))
+    except RecursionError as exc:
+        raise InvalidQuery(_message(_TOO_DEEP, text)) from exc
+    ast = cast(Node, parsed.parsed)
+    if depth(ast) > MAX_DEPTH:
+        raise InvalidQuery(_message(_TOO_DEEP, text))
+    return Query(text=text, ast=ast)
+
+
+_TOO_DEEP = f"it nests more than {MAX_DEPTH} levels deep"
+
+
+def depth(ast: Node) -> int:
+    """How deep ``ast`` nests, literal values included (counted without recursion)."""
+    deepest = 0
+    stack: list[tuple[Any, int]] = [(ast, 1)]
+    while stack:
+        item, level = stack.pop()
+        deepest = max(deepest, level)
+        if isinstance(item, dict) and "type" in item and "children" in item:
+            inner = [c for c in item["children"] if isinstance(c, dict)]
+            if item["type"] == "literal":
+                inner.append(item["value"])
+        else:
+            inner = list(item.values() if isinstance(item, dict) else item)
+        stack.extend((child, level + 1) for child in inner if isinstance(child, dict | list))
+    return deepest
 
 
 def evaluate(ast: Node, data: Any, text: str = "") -> Any:
-    """Run a (sub-)expression; runtime failures become ``InvalidQuery`` naming the expression."""
+    """Run a (sub-)expression under the budget; runtime failures, the budget's included, become
+    ``InvalidQuery`` naming the expression."""
     try:
-        return ParsedResult(text, cast(Any, ast)).search(data)
+        return BudgetedInterpreter().visit(cast(Any, ast), data)
     except jexc.JMESPathError as exc:
         raise InvalidQuery(_message(_reason(exc), text)) from exc
     except (TypeError, ValueError) as exc:
