@@ -117,6 +117,15 @@ class ServerConfig(Section):
     request_timeout_seconds: float = Field(
         30, gt=0, le=3600, description="How long one socket request may run before 'timeout'."
     )
+    agent_idle_seconds: float = Field(
+        300,
+        gt=0,
+        le=86400,
+        description="The agents' socket closes a connection that sends no request this long.",
+    )
+    agent_connections_per_uid: int = Field(
+        16, ge=1, le=1024, description="The agents' socket: open connections one uid may hold."
+    )
     max_message_bytes: int = Field(
         1_048_576,
         ge=1024,

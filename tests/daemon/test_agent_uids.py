@@ -70,8 +70,11 @@ def agents_folder(daemon: Daemon) -> Path:
     return daemon.socket.parent / "agents"
 
 
-def as_uid(uid: int, folder: Path, lines: list[dict[str, object]]) -> list[dict[str, object]]:
-    """Run the client as ``uid``, the agents' folder bind-mounted at a fresh path."""
+def as_uid(
+    uid: int, folder: Path, lines: list[dict[str, object]], client: str = CLIENT
+) -> list[dict[str, object]]:
+    """Run ``client`` as ``uid``, the agents' folder bind-mounted at a fresh path; its argv: the
+    socket's path and ``lines`` (JSON); what it prints: one JSON value a line."""
     mount = Path(tempfile.mkdtemp(prefix="frtc", dir="/tmp"))
     try:
         script = (
@@ -81,10 +84,10 @@ def as_uid(uid: int, folder: Path, lines: list[dict[str, object]]) -> list[dict[
         sent = json.dumps([json.dumps(m) for m in lines])
         namespace = ["unshare", "--mount", "--propagation", "private"]
         done = subprocess.run(
-            [*namespace, "sh", "-c", script, "sh", str(folder), str(mount), CLIENT, sent],
+            [*namespace, "sh", "-c", script, "sh", str(folder), str(mount), client, sent],
             capture_output=True,
             text=True,
-            timeout=60,
+            timeout=120,
         )
     finally:
         mount.rmdir()

@@ -60,6 +60,9 @@ def serve_command(
         max_bytes=server.max_message_bytes,
         agent_socket=agent_socket or socket_file.parent / "agents" / socket_file.name,
         agent_uids=frozenset(server.agent_uids),
+        agent_limits=runner.agent_limits(
+            server.agent_connections_per_uid, server.agent_idle_seconds
+        ),
     )
     # Imported here, not at the top: every other command (and `fruitctl mcp`'s start-up)
     # would otherwise pay for FastAPI and uvicorn on each run.

@@ -39,7 +39,7 @@ from fruitctl.private import write_private
 from fruitctl.transports.aai import AaiDoor
 from fruitctl.transports.rpc.jsonrpc import Dispatcher
 from fruitctl.transports.rpc.methods import SERVICE, build_methods
-from fruitctl.transports.rpc.server import RpcServer, Workers
+from fruitctl.transports.rpc.server import AGENT_LIMITS, ConnectionLimits, RpcServer, Workers
 
 
 class WebServer(Protocol):
@@ -90,6 +90,13 @@ class ServeOptions:
     agent_socket: Path | None = None
     """The agents' socket, served when ``agent_uids`` names anyone."""
     agent_uids: frozenset[int] = frozenset()
+    agent_limits: ConnectionLimits = AGENT_LIMITS
+    """How many connections one agent uid may hold, and how long one may stay idle."""
+
+
+def agent_limits(per_uid: int, idle_seconds: float) -> ConnectionLimits:
+    """The agents' socket's limits as configured (``[server] agent_*``)."""
+    return replace(AGENT_LIMITS, per_uid=per_uid, idle_seconds=idle_seconds)
 
 
 @dataclass(frozen=True)
@@ -173,7 +180,13 @@ async def _serve(
         build_methods(gateway, info, token, limit), workers.run, log, AaiDoor(gateway, limit)
     )
     servers = [
-        RpcServer(dispatcher, log, max_bytes=options.max_bytes, agent_uids=door.agent_uids)
+        RpcServer(
+            dispatcher,
+            log,
+            max_bytes=options.max_bytes,
+            agent_uids=door.agent_uids,
+            limits=None if door.agent_uids is None else options.agent_limits,
+        )
         for door in listening
     ]
     for server, door in zip(servers, listening, strict=True):

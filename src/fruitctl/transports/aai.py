@@ -64,6 +64,9 @@ class AaiDoor:
     def malformed(self, error: FruitctlError) -> dict[str, Any]:
         return failure(None, InvalidRequest(error.message))
 
+    def refused(self, answer: dict[str, Any], error: FruitctlError) -> dict[str, Any]:
+        return failure(answer.get("request_id"), error)
+
     def answer(
         self, message: dict[str, Any], session: Session
     ) -> dict[str, Any] | Awaitable[dict[str, Any]]:

@@ -18,7 +18,7 @@ import inspect
 import json
 from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass
-from typing import Any, Protocol
+from typing import Any, Protocol, cast
 
 import orjson
 
@@ -33,6 +33,7 @@ from fruitctl.domain.errors import (
 )
 from fruitctl.policy.decision import Actor
 from fruitctl.telemetry import EventLog
+from fruitctl.transports.rpc.budget import AnswerBudget, AnswerLimits
 
 # The standard codes, and a stable server-defined code (-32000 … -32099) for every other one.
 JSONRPC_CODES: dict[str, int] = {
@@ -111,6 +112,10 @@ class Envelopes(Protocol):
 
     def malformed(self, error: FruitctlError) -> dict[str, Any]: ...
 
+    def refused(self, answer: dict[str, Any], error: FruitctlError) -> dict[str, Any]:
+        """The error that replaces ``answer`` (one that may not go out: too large)."""
+        ...
+
     def answer(
         self, message: dict[str, Any], session: Session
     ) -> dict[str, Any] | Awaitable[dict[str, Any]]: ...
@@ -123,11 +128,14 @@ class Dispatcher:
         run_blocking: RunBlocking,
         log: EventLog,
         envelopes: Envelopes | None = None,
+        limits: AnswerLimits | None = None,
     ) -> None:
         self._methods = dict(methods)
         self._run_blocking = run_blocking
         self._log = log
         self._envelopes = envelopes
+        self.budget = AnswerBudget(limits or AnswerLimits())
+        """Every answer's bytes, counted here while encoded and by the server until written."""
 
     def handle(self, line: bytes, session: Session) -> Reply:
         try:
@@ -139,23 +147,88 @@ class Dispatcher:
                 return encode(other.malformed(exc))
             return encode(error_response(None, exc))
         if isinstance(message, list):
-            return _finish(self._batch(message, session))
+            return self._batch(message, session)
         if self._envelopes is not None and self._envelopes.claims(message):
             session.dialect = "aai"
-            return _finish(self._envelopes.answer(message, session))
+            return self._finish(self._envelopes.answer(message, session))
         session.dialect = "jsonrpc"
-        return _finish(self._one(message, session))
+        return self._finish(self._one(message, session))
 
-    def _batch(self, items: list[Any], session: Session) -> Any:
-        """An error, the list of outcomes, or an awaitable of that list."""
+    # -- answers, counted (``budget``) ----------------------------------------------------------
+
+    def _finish(self, outcome: Outcome) -> Reply:
+        if outcome is None:
+            return None
+        if inspect.isawaitable(outcome):
+            return self._finish_later(outcome)
+        data = self._counted(outcome, None)
+        self.budget.give(len(data))  # the connection counts it from here, until written out
+        return data + b"\n"
+
+    async def _finish_later(self, pending: Awaitable[dict[str, Any] | None]) -> bytes | None:
+        reply = self._finish(await pending)
+        assert not inspect.isawaitable(reply)
+        return reply
+
+    def _counted(self, outcome: dict[str, Any], tally: list[int] | None) -> bytes:
+        """The answer's JSON, counted in the budget (and in its batch's ``tally``); an error
+        in its place when it may not go out."""
+        data = encode(outcome, newline=False)
+        refused = self.budget.refusal(len(data), None if tally is None else tally[0])
+        if refused is not None:
+            data = encode(self._refused(outcome, refused), newline=False)
+            self.budget.force(len(data))
+        if tally is not None:
+            tally[0] += len(data)
+        return data
+
+    def _refused(self, outcome: dict[str, Any], error: FruitctlError) -> dict[str, Any]:
+        if "jsonrpc" not in outcome and self._envelopes is not None:
+            return self._envelopes.refused(outcome, error)
+        return error_response(outcome.get("id"), error)
+
+    def _batch(self, items: list[Any], session: Session) -> Reply:
+        """Each answer encoded as soon as it is ready (its result dropped), its bytes counted
+        against the batch's limit and the budget; then the array, or nothing for notifications."""
         if not items:
-            return error_response(None, InvalidRequest("An empty batch is not a request."))
+            return encode(error_response(None, InvalidRequest("An empty batch is not a request.")))
         if len(items) > MAX_BATCH:
-            return error_response(None, InvalidRequest(f"A batch holds at most {MAX_BATCH}."))
-        outcomes = [self._one(item, session) for item in items]
-        if any(inspect.isawaitable(o) for o in outcomes):
-            return _gather(outcomes)
-        return outcomes
+            refused = InvalidRequest(f"A batch holds at most {MAX_BATCH}.")
+            return encode(error_response(None, refused))
+        tally = [0]
+        parts = [self._part(self._one(item, session), tally) for item in items]
+        if any(inspect.isawaitable(p) for p in parts):
+            return self._join_later(parts, tally)
+        return self._join(cast(list[bytes | None], parts), tally)
+
+    def _part(self, outcome: Outcome, tally: list[int]) -> bytes | Awaitable[bytes | None] | None:
+        if outcome is None:
+            return None
+        if inspect.isawaitable(outcome):
+            return self._part_later(outcome, tally)
+        return self._counted(outcome, tally)
+
+    async def _part_later(
+        self, pending: Awaitable[dict[str, Any] | None], tally: list[int]
+    ) -> bytes | None:
+        outcome = await pending
+        return None if outcome is None else self._counted(outcome, tally)
+
+    def _join(self, parts: list[bytes | None], tally: list[int]) -> bytes | None:
+        answers = [p for p in parts if p is not None]
+        self.budget.give(tally[0])  # the connection counts the array from here
+        return b"[" + b",".join(answers) + b"]\n" if answers else None
+
+    async def _join_later(
+        self, parts: list[bytes | Awaitable[bytes | None] | None], tally: list[int]
+    ) -> bytes | None:
+        # Concurrently: a batch of slow calls takes as long as its slowest, not their sum.
+        try:
+            done = iter(await asyncio.gather(*(p for p in parts if inspect.isawaitable(p))))
+        except BaseException:
+            self.budget.give(tally[0])
+            raise
+        return self._join([next(done) if inspect.isawaitable(p) else p for p in parts], tally)
 
     def _one(self, message: Any, session: Session) -> Outcome:
         try:
@@ -232,11 +305,11 @@ def decode(line: bytes) -> Any:
         raise ParseError("Invalid JSON.") from exc
 
 
-def encode(payload: Any) -> bytes:
+def encode(payload: Any, *, newline: bool = True) -> bytes:
     """One line of JSON. orjson writes a 40 KB answer in a tenth of the stdlib's time; what it
     refuses (a lone surrogate, a non-string key, a huge int) goes through the stdlib as ASCII."""
     try:
-        return orjson.dumps(payload, option=orjson.OPT_APPEND_NEWLINE)
+        return orjson.dumps(payload, option=orjson.OPT_APPEND_NEWLINE if newline else None)
     except TypeError:  # orjson.JSONEncodeError
         pass
     try:
@@ -244,7 +317,7 @@ def encode(payload: Any) -> bytes:
     except (TypeError, ValueError):
         request_id = payload.get("id") if isinstance(payload, dict) else None
         text = json.dumps(error_response(request_id, InternalError("Unrepresentable result.")))
-    return text.encode() + b"\n"
+    return text.encode() + (b"\n" if newline else b"")
 
 
 def error_object(error: FruitctlError) -> dict[str, Any]:
@@ -257,31 +330,6 @@ def error_object(error: FruitctlError) -> dict[str, Any]:
 
 def error_response(request_id: Any, error: FruitctlError) -> dict[str, Any]:
     return {"jsonrpc": "2.0", "id": request_id, "error": error_object(error)}
-
-
-def _finish(outcome: Any) -> Reply:
-    if outcome is None:
-        return None
-    if inspect.isawaitable(outcome):
-        return _encode_later(outcome)
-    if isinstance(outcome, list):
-        answers = [o for o in outcome if o is not None]
-        return encode(answers) if answers else None  # a batch of notifications: no answer
-    return encode(outcome)
-
-
-async def _encode_later(pending: Awaitable[Any]) -> bytes | None:
-    outcome = await pending
-    reply = _finish(outcome)
-    assert not inspect.isawaitable(reply)
-    return reply
-
-
-async def _gather(outcomes: list[Outcome]) -> list[Outcome]:
-    # Concurrently: a batch of slow calls takes as long as its slowest, not their sum.
-    pending = [o for o in outcomes if inspect.isawaitable(o)]
-    done = iter(await asyncio.gather(*pending))
-    return [next(done) if inspect.isawaitable(o) else o for o in outcomes]
 
 
 def _unless(notify: bool, response: dict[str, Any]) -> dict[str, Any] | None:
