@@ -11,6 +11,7 @@ from pathlib import Path
 import pytest
 from sqlalchemy import text
 
+from fruitctl.domain.errors import StorageFault
 from fruitctl.store import open_database
 
 WRITE = (
@@ -47,5 +48,6 @@ def test_a_symlinked_database_is_still_refused(tmp_path: Path) -> None:
     open_database(real, "state").dispose()
     link = tmp_path / "state.db"
     link.symlink_to(real)
-    with pytest.raises(OSError, match="symbolic link"):
+    with pytest.raises(StorageFault, match="symbolic link") as refused:
         open_database(link, "state")
+    assert refused.value.details == {"file": str(link), "reason": "symlink"}

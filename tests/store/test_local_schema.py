@@ -17,6 +17,7 @@ from fruitctl.backends.local import LocalReminders
 from fruitctl.backends.local.reminders import AT_ONCE_ROWS, scope_filter
 from fruitctl.backends.local.rows import ORDERS, base_select
 from fruitctl.backends.local.tables import metadata
+from fruitctl.domain.errors import StorageFault
 from fruitctl.ports import NewReminder, ReminderQuery, ReminderScope
 from fruitctl.store import engine as store_engine
 from fruitctl.store import open_database
@@ -78,7 +79,7 @@ def test_a_symlinked_database_file_is_refused(tmp_path: Path) -> None:
     target = tmp_path / "elsewhere.db"
     target.write_bytes(b"")
     (tmp_path / "local.db").symlink_to(target)
-    with pytest.raises(OSError):
+    with pytest.raises(StorageFault, match="symbolic link"):
         open_database(tmp_path / "local.db", "local")
 
 

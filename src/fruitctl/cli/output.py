@@ -39,7 +39,9 @@ EXIT_CODES: dict[str, int] = {
     "unsupported": 10,
     "proposal_expired": 11,
     "execution_failed": 12,
+    "outcome_unknown": 14,
     "internal_error": 70,
+    "storage_fault": 78,  # a file of fruitctl's the person must see to, like its configuration
 }
 PARTIAL_FAILURE = 1
 CONFIG_ERROR = 78
@@ -54,13 +56,17 @@ EXIT_MEANINGS: dict[int, str] = {
     6: "approval required",
     7: "rate limited",
     8: "timed out",
-    9: "a backend (CalDAV server, web search) or the daemon cannot be reached",
+    9: "a backend (CalDAV server, web search) or the daemon cannot be reached, or a database "
+    "is busy with another process's write (try again)",
     10: "unsupported here (or a gateway-only command on a CLI pointed elsewhere)",
     11: "the proposal expired before anyone decided it",
     12: "it ran and failed (an approved write, a program, a file)",
     CANNOT_START: "the gateway could not start (a port in use, a daemon that died starting)",
+    14: "a write ran past its deadline and may still land: its proposal tells how it ended "
+    "(fruitctl proposals show); do not simply retry",
     70: "internal error",
-    CONFIG_ERROR: "bad configuration",
+    CONFIG_ERROR: "bad configuration, or a database file that cannot be used (disk full, "
+    "read-only, damaged): the message names it",
 }
 
 # Piped output is read by scripts and logs: do not wrap it at 80 columns.

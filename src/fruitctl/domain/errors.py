@@ -19,6 +19,11 @@ MCP: ``isError`` with the message; CLI: an exit status and one line).
     ├── ModeForbidden            mode_forbidden
     ├── Timeout                  timeout               retryable
     ├── BackendUnavailable       backend_unavailable   retryable
+    │   └── StoreBusy            backend_unavailable   another process holds a store's write lock
+    ├── StorageFault             storage_fault         a database file cannot be used: full disk,
+    │                                                  read-only, cannot open, damaged, I/O error
+    ├── OutcomeUnknown           outcome_unknown       a write past its deadline that may still land
+    │                                                  (never retryable: its proposal settles it)
     ├── Unsupported              unsupported           the backend cannot do this
     ├── MethodNotFound           method_not_found
     ├── ParseError               parse_error
@@ -112,6 +117,27 @@ class Timeout(FruitctlError):
 class BackendUnavailable(FruitctlError):
     code = "backend_unavailable"
     retryable = True
+
+
+class StoreBusy(BackendUnavailable):
+    """Another process holds the write lock of one of fruitctl's databases past the wait
+    (SQLite's "database is locked"): nothing was changed, and trying again shortly works."""
+
+
+class StorageFault(FruitctlError):
+    """One of fruitctl's database files cannot be used as it is - the disk is full, the file or
+    its folder is read-only, it cannot be opened, it is not a database, the disk failed. The
+    message names the file and what to do; trying again as it is does not help."""
+
+    code = "storage_fault"
+
+
+class OutcomeUnknown(FruitctlError):
+    """A write still running at its deadline, past the point where it may change things: it
+    may yet land. Not retryable - a retry could do it twice; its proposal records how it ended
+    (``get_proposal``), and a process that dies meanwhile finishes it on its next start."""
+
+    code = "outcome_unknown"
 
 
 class Unsupported(FruitctlError):

@@ -2,11 +2,15 @@
 
 Migrations run only when the stored revision differs from the head, so the common start-up costs
 one ``SELECT`` and never imports Alembic.
+
+Every failure of the file itself - busy, full, read-only, not a database, damaged, I/O - is the
+domain error ``faults`` names for it, from opening on and for every statement of the engine (a
+``handle_error`` listener). A file SQLite cannot open for writing where it lies (a read-only
+folder or disk) is opened read-only instead: reads work, and each write says why it cannot.
 """
 
 from __future__ import annotations
 
-import errno
 import os
 import sqlite3
 from pathlib import Path
@@ -15,7 +19,9 @@ from typing import Any, Literal
 from sqlalchemy import Connection, Engine, create_engine, event, text
 from sqlalchemy.exc import OperationalError
 
+from fruitctl.domain.errors import StorageFault
 from fruitctl.private import make_dirs
+from fruitctl.store.faults import translate
 
 Kind = Literal["local", "state"]
 WRITE_OPTION = "fruitctl_write"
@@ -27,12 +33,22 @@ HEADS: dict[Kind, str] = {"local": "0005_store_meta", "state": "0003_proposal_tr
 
 
 def open_database(path: Path, kind: Kind, *, synchronous: str = "NORMAL") -> Engine:
-    """An engine on ``path`` (created 0600 inside a 0700 directory), migrated to the head."""
-    _create_private(path)
-    engine = create_engine(f"sqlite:///{path}")
-    event.listen(engine, "connect", _pragmas(synchronous))
-    event.listen(engine, "begin", _begin)
-    if current_revision(engine) != HEADS[kind]:
+    """An engine on ``path`` (created 0600 inside a 0700 directory), migrated to the head;
+    read-only when only reading is possible there. Raises ``StorageFault`` (or ``StoreBusy``,
+    for a schema to migrate while another process writes) naming the file."""
+    try:
+        _create_private(path)
+    except OSError as exc:
+        raise translate(exc, path) or _cannot_make(path, exc) from exc
+    engine = _engine(path, f"sqlite:///{path}", _pragmas(synchronous))
+    try:
+        revision = current_revision(engine)
+    except StorageFault as exc:
+        if exc.details.get("reason") not in ("cannot_open", "read_only"):
+            raise
+        engine.dispose()
+        return _read_only(path, kind, exc)
+    if revision != HEADS[kind]:
         upgrade(engine, kind)
     return engine
 
@@ -41,8 +57,57 @@ def current_revision(engine: Engine) -> str | None:
     try:
         with engine.connect() as conn:
             return conn.execute(text("SELECT version_num FROM alembic_version")).scalar()
-    except OperationalError:
+    except OperationalError:  # no such table: a new file
         return None
+
+
+def _engine(path: Path, url: str, on_connect: Any) -> Engine:
+    engine = create_engine(url)
+    event.listen(engine, "connect", on_connect)
+    event.listen(engine, "begin", _begin)
+    event.listen(engine, "handle_error", _faults_of(path))
+    return engine
+
+
+def _read_only(path: Path, kind: Kind, why: StorageFault) -> Engine:
+    """The file opened read-only, for a place SQLite cannot write (a read-only folder or disk):
+    first as usual, then ``immutable`` - which needs no ``-shm`` file beside a WAL database, and
+    is true of a file nobody can change there. The schema must be current already."""
+    for options in ("mode=ro", "mode=ro&immutable=1"):
+        engine = _engine(path, f"sqlite:///file:{path}?{options}&uri=true", _read_only_pragmas)
+        try:
+            revision = current_revision(engine)
+        except StorageFault:
+            engine.dispose()
+            continue
+        if revision != HEADS[kind]:
+            engine.dispose()
+            raise StorageFault(
+                f"{path} is read-only and its schema is older than this fruitctl's: it cannot "
+                "be brought up to date. Make it and its folder writable, then run fruitctl again.",
+                file=str(path),
+                reason="read_only",
+            )
+        return engine
+    raise why
+
+
+def _faults_of(path: Path) -> Any:
+    def handle(context: Any) -> None:
+        found = translate(context.original_exception, path)
+        if found is not None:
+            raise found from context.original_exception
+
+    return handle
+
+
+def _cannot_make(path: Path, exc: OSError) -> StorageFault:
+    return StorageFault(
+        f"{path} cannot be created: {exc.strerror or exc}. Check the folder, or set "
+        "FRUITCTL_HOME to a folder fruitctl can write.",
+        file=str(path),
+        reason="cannot_open",
+    )
 
 
 def upgrade(engine: Engine, kind: Kind, revision: str = "head") -> None:
@@ -72,8 +137,12 @@ def _create_private(path: Path) -> None:
         fd = os.open(path, os.O_CREAT | os.O_EXCL | os.O_RDWR | os.O_NOFOLLOW, 0o600)
     except FileExistsError as exc:
         if path.is_symlink():  # as O_NOFOLLOW alone would have refused it
-            message = "a database file must not be a symbolic link"
-            raise OSError(errno.ELOOP, message, str(path)) from exc
+            raise StorageFault(
+                f"{path} is a symbolic link, and a database file must not be one: put the "
+                "real file there, or set FRUITCTL_HOME to the folder that holds it.",
+                file=str(path),
+                reason="symlink",
+            ) from exc
         return
     os.close(fd)
 
@@ -97,3 +166,11 @@ def _pragmas(synchronous: str) -> Any:
         cursor.close()
 
     return apply
+
+
+def _read_only_pragmas(dbapi_connection: sqlite3.Connection, _record: object) -> None:
+    dbapi_connection.isolation_level = None  # as ``_pragmas``; the journal mode is the file's
+    cursor = dbapi_connection.cursor()
+    cursor.execute("PRAGMA foreign_keys=ON")
+    cursor.execute("PRAGMA busy_timeout=5000")
+    cursor.close()

@@ -34,7 +34,9 @@ STATUS: dict[str, int] = {
     "unsupported": 501,
     "execution_failed": 502,
     "backend_unavailable": 503,
+    "storage_fault": 507,  # Insufficient Storage: the server's own file cannot be used
     "timeout": 504,
+    "outcome_unknown": 504,  # past its deadline, like timeout - but never retryable
     "internal_error": 500,
     # This door's own codes.
     "unauthorized": 401,

@@ -56,6 +56,8 @@ JSONRPC_CODES: dict[str, int] = {
     "backend_unavailable": -32012,
     "unsupported": -32013,
     "execution_failed": -32014,
+    "outcome_unknown": -32015,
+    "storage_fault": -32016,
 }
 SERVER_ERROR = -32000
 MAX_BATCH = 1_000  # a 1 MiB batch of tiny requests must not turn into a 100 MiB answer
