@@ -13,7 +13,8 @@ Every request meets ``GuardedMcpApp`` before the SDK sees a byte of it, and is r
    requests_per_minute`` in the token store, the same budget the HTTP API spends when they share
    one (``fruitctl serve``): over it, 429 with ``Retry-After``. The server's own token is not
    counted;
-4. its body is over the limit, declared (``Content-Length``) or counted as it arrives: 413.
+4. its body is over the limit, declared (``Content-Length``) or counted as it arrives: 413;
+5. it would open a session and its token already holds its share (``mcp_sessions``): 429.
 
 The SDK's own transport security is configured with the same hosts and origins as a second line.
 ``serve_http`` listens on loopback unless ``FRUITCTL_MCP_ALLOW_REMOTE=1``. Binding a wildcard
@@ -62,6 +63,12 @@ from fruitctl.transports.http.tokens import (
     serving_store,
 )
 from fruitctl.transports.mcp import ACTOR_KEY, build_server
+from fruitctl.transports.mcp_sessions import (
+    MAX_SESSIONS,
+    MAX_SESSIONS_PER_TOKEN,
+    SESSION_IDLE_SECONDS,
+    SessionQuota,
+)
 
 if TYPE_CHECKING:
     from fruitctl.bootstrap import App
@@ -90,10 +97,12 @@ class GuardedMcpApp:
         origins: list[str],
         max_body_bytes: int,
         tokens: TokenStore | None = None,
+        sessions_per_token: int = MAX_SESSIONS_PER_TOKEN,
     ) -> None:
         self._inner = inner
         self._tokens = tokens
         self._session_manager = session_manager
+        self._quota = SessionQuota(session_manager, sessions_per_token)
         self._token = token.encode()
         self._hosts = frozenset(hosts)
         self._origins = frozenset(origins)
@@ -117,11 +126,17 @@ class GuardedMcpApp:
         except _Refused as refused:
             await refused.response(scope, receive, send)
             return
-        scope = {**scope, ACTOR_KEY: agent or SERVER_TOKEN_ACTOR}
+        caller = agent or SERVER_TOKEN_ACTOR
+        scope = {**scope, ACTOR_KEY: caller}
         messages = await asgi.read_body(receive, self._max_body_bytes)
         if messages is None:
             await edge.too_large()(scope, receive, send)
-        elif messages[-1]["type"] == "http.request":  # else the client left mid-body
+        elif messages[-1]["type"] != "http.request":  # the client left mid-body
+            return
+        elif self._quota.opens(scope):  # counted against its token's sessions
+            replayed = asgi.replay(messages, receive)
+            await self._quota.serve(caller.label, self._inner, scope, replayed, send)
+        else:
             await self._inner(scope, asgi.replay(messages, receive), send)
 
     def _admit(self, headers: Headers) -> Actor | None:
@@ -175,6 +190,8 @@ def http_app(
     elicit: bool = False,
     tokens: TokenStore | None = None,
     public_url: str = "",
+    sessions_per_token: int = MAX_SESSIONS_PER_TOKEN,
+    session_idle_seconds: float = SESSION_IDLE_SECONDS,
 ) -> GuardedMcpApp:
     """The MCP server for ``gateway`` at ``/mcp``, as an ASGI app for ``host:port`` (bound);
     ``elicit`` as in ``build_server``; ``tokens``: the HTTP API's, whose agent tokens are
@@ -192,6 +209,8 @@ def http_app(
             enable_dns_rebinding_protection=True, allowed_hosts=hosts, allowed_origins=origins
         ),
         max_request_body_size=max_body_bytes,
+        session_idle_timeout=session_idle_seconds,
+        max_sessions=MAX_SESSIONS,
         host=host,
     )
     return GuardedMcpApp(
@@ -202,6 +221,7 @@ def http_app(
         origins=origins,
         max_body_bytes=max_body_bytes,
         tokens=tokens,
+        sessions_per_token=sessions_per_token,
     )
 
 
