@@ -70,6 +70,7 @@ def _caldav_settings(config: Config) -> Any:
         calendars=None if section.calendars is None else tuple(section.calendars),
         staleness_seconds=section.staleness_seconds,
         timeout_seconds=section.timeout_seconds,
+        max_response_bytes=section.max_response_bytes,
     )
 
 

@@ -204,7 +204,18 @@ class CaldavConfig(Section):
         60, ge=0, le=86400, description="A read older than this syncs with the server first."
     )
     timeout_seconds: float = Field(
-        10, gt=0, le=300, description="How long one request to the server may take."
+        10,
+        gt=0,
+        le=300,
+        description="How long one request to the server may take in all, its whole answer "
+        "included: a server sending it a byte at a time is cut off then (timeout).",
+    )
+    max_response_bytes: int = Field(
+        64 * 1_048_576,
+        ge=65_536,
+        le=1024 * 1_048_576,
+        description="The largest answer read from the server; a larger one is dropped unread "
+        "(backend_unavailable).",
     )
 
     def secret(self, env: Mapping[str, str]) -> str:

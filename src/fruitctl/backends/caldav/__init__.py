@@ -11,7 +11,7 @@ from dataclasses import dataclass, field
 
 from sqlalchemy import Engine
 
-from fruitctl.backends.caldav.client import Account, Dav
+from fruitctl.backends.caldav.client import MAX_RESPONSE_BYTES, Account, Dav
 from fruitctl.backends.caldav.events import CaldavCalendars, EventKind
 from fruitctl.backends.caldav.reminders import CaldavReminders, TodoKind
 from fruitctl.backends.caldav.sync import Kind, Mirror, Options, Progress, Report
@@ -39,6 +39,9 @@ class Settings:
     """Names (or hrefs) of the calendars mirrored for events; None: every VEVENT calendar."""
     staleness_seconds: float = 60.0
     timeout_seconds: float = 10.0
+    """How long one request to the server may take in all (a trickling answer is cut off)."""
+    max_response_bytes: int = MAX_RESPONSE_BYTES
+    """The largest answer read from the server."""
     use_sync_token: bool = True
 
 
@@ -46,7 +49,13 @@ def open_mirror(settings: Settings, engine: Engine) -> Mirror:
     """The sync engine of one account over the mirror database ``engine``. It always mirrors
     both kinds, so the reminders and the calendar backend of a process share one: one check
     of the server keeps both fresh."""
-    account = Account(settings.url, settings.username, settings.password, settings.timeout_seconds)
+    account = Account(
+        settings.url,
+        settings.username,
+        settings.password,
+        settings.timeout_seconds,
+        settings.max_response_bytes,
+    )
     options = Options(settings.staleness_seconds, settings.use_sync_token)
     kinds: list[Kind] = [TodoKind(settings.lists), EventKind(settings.calendars)]
     return Mirror(Dav(account), engine, kinds, options)

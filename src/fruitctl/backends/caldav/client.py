@@ -34,6 +34,7 @@ from fruitctl.backends.caldav.errors import (
     check_precondition,
     translated,
 )
+from fruitctl.backends.caldav.transport import BoundedSession, Bounds
 from fruitctl.backends.caldav.wire import (
     COLLECTION_PROPS,
     ETAG,
@@ -55,6 +56,11 @@ from fruitctl.domain.errors import (
 
 log = logging.getLogger("fruitctl.caldav")
 
+MAX_RESPONSE_BYTES = 64 * 1_048_576
+"""The default cap on one answer: a whole listing of a calendar of ~30,000 events fits (and a
+sync reads a larger one in pieces), while what the parser builds from it stays well under a
+gigabyte."""
+
 
 @dataclass(frozen=True)
 class Account:
@@ -62,6 +68,9 @@ class Account:
     username: str
     password: str = field(repr=False)
     timeout: float = 10.0
+    """How long one request may take in all (each read included)."""
+    max_bytes: int = MAX_RESPONSE_BYTES
+    """The largest answer read."""
 
 
 class Dav:
@@ -242,10 +251,11 @@ class Dav:
         with self._lock, translated(self.account):
             if self._client is None:
                 self._client = _Client(
+                    Bounds(self.account.timeout, self.account.max_bytes),
                     url=self.account.url,
                     username=self.account.username,
                     password=self.account.password,
-                    timeout=self.account.timeout,  # type: ignore[arg-type]  # a float is fine
+                    timeout=self.account.timeout,  # per read; the session bounds the whole
                     enable_rfc6764=False,
                     auth_type="basic" if _private_wire(self.account.url) else None,
                 )
@@ -253,10 +263,16 @@ class Dav:
 
 
 class _Client(DAVClient):
-    """The library's client, sending Basic credentials with its first request where the wire
+    """The library's client over a ``BoundedSession`` (every request under a deadline, every
+    answer under a cap), sending Basic credentials with its first request where the wire
     is private (TLS, or this machine): no unauthenticated request and 401 first - after which
     Radicale even pauses. A server that answers with a challenge other than Basic (Digest) is
     then negotiated with as usual."""
+
+    def __init__(self, bounds: Bounds, **options: Any) -> None:
+        super().__init__(**options)
+        self.session.close()
+        self.session = BoundedSession(bounds)
 
     def _should_negotiate_auth(self, status_code: int, headers: Any) -> bool:
         offered = str(headers.get("WWW-Authenticate", "")) if status_code == 401 else ""

@@ -1,7 +1,9 @@
 """Every failure of a CalDAV server or of the network as the domain error a caller can act
 on: a server that is down is ``BackendUnavailable``, a slow one ``Timeout`` (both retryable),
-one that answers something that is not CalDAV ``BackendUnavailable`` too, refused credentials
-``PermissionDenied`` with what to do about them, a change made elsewhere a ``Conflict``."""
+one that answers something that is not CalDAV ``BackendUnavailable`` too, an answer over the
+size cap ``AnswerTooLarge`` (not retryable: the same request gets the same answer), refused
+credentials ``PermissionDenied`` with what to do about them, a change made elsewhere a
+``Conflict``."""
 
 from __future__ import annotations
 
@@ -14,6 +16,7 @@ from urllib.parse import urlsplit
 from caldav.lib import error as dav_error
 from caldav.lib.http_sync import requests as http
 
+from fruitctl.backends.caldav.transport import Overdue, TooLarge
 from fruitctl.backends.caldav.wire import path_of
 from fruitctl.domain.errors import (
     BackendUnavailable,
@@ -33,6 +36,13 @@ log = logging.getLogger("fruitctl.caldav")
 # Raised inside the library when an answer is not the XML it expects: garbage from the server.
 # (lxml's XMLSyntaxError is a SyntaxError.)
 _MALFORMED = (SyntaxError, AttributeError, TypeError, ValueError, KeyError, IndexError)
+
+
+class AnswerTooLarge(BackendUnavailable):
+    """The server answered more than ``[caldav] max_response_bytes``; it was not read. A sync
+    asks such a collection again in smaller pieces."""
+
+    retryable = False
 
 
 class SyncUnsupported(Exception):
@@ -55,6 +65,21 @@ def translated(account: Account) -> Iterator[None]:
         yield
     except FruitctlError:
         raise
+    except Overdue as exc:
+        raise Timeout(
+            f"The CalDAV server at {where} did not finish answering within "
+            f"{account.timeout:g} s, so the request was cut off. Retry later, or raise "
+            "[caldav] timeout_seconds if the server is just slow.",
+            server=where,
+        ) from exc
+    except TooLarge as exc:
+        raise AnswerTooLarge(
+            f"The CalDAV server at {where} sent an answer larger than "
+            f"{_megabytes(account.max_bytes)}, so it was not read. If a calendar there really "
+            "is that large, raise [caldav] max_response_bytes.",
+            server=where,
+            limit=account.max_bytes,
+        ) from exc
     except http.exceptions.Timeout as exc:
         raise Timeout(
             f"The CalDAV server at {where} did not answer within {account.timeout:g} s.",
@@ -76,6 +101,10 @@ def translated(account: Account) -> Iterator[None]:
             f"({type(exc).__name__}).",
             server=where,
         ) from exc
+
+
+def _megabytes(count: int) -> str:
+    return f"{count / 1_048_576:g} MB" if count >= 1_048_576 else f"{count:,} bytes"
 
 
 def refused(account: Account) -> PermissionDenied:
