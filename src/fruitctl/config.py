@@ -168,6 +168,27 @@ class HttpConfig(Section):
     max_body_bytes: int = Field(
         1_048_576, ge=1024, le=64 * 1_048_576, description="Largest request body accepted (413)."
     )
+    max_connections: int = Field(
+        512,
+        ge=8,
+        le=65_536,
+        description="Most HTTP connections held at once, lowered to half the descriptors left "
+        "under the process's limit (96 under a LaunchAgent's 256). Past it, the connection "
+        "that has been sending its request the longest is closed.",
+    )
+    header_timeout_seconds: float = Field(
+        10,
+        gt=0,
+        le=300,
+        description="How long a client may take to send a request's headers (408 past it).",
+    )
+    body_timeout_seconds: float = Field(
+        30,
+        gt=0,
+        le=3600,
+        description="How long a client may take to send a request's body once its headers "
+        "are in (the connection is closed past it).",
+    )
     notifications: bool = Field(
         True,
         description="A desktop notification (notify-send / osascript) when a proposal arrives, "

@@ -4,8 +4,8 @@
 code. Wire codes are the canonical ones in upper snake case (``LIST_NOT_ALLOWED``), except
 ``invalid_params``, which seed 003 names ``VALIDATION_ERROR``. A few codes exist only at this
 door (``UNAUTHORIZED``, ``MISDIRECTED_REQUEST``, ``METHOD_NOT_ALLOWED``,
-``PAYLOAD_TOO_LARGE``) and have no canonical twin. No stack trace, token or internal detail
-ever reaches a body.
+``PAYLOAD_TOO_LARGE``, ``REQUEST_TIMEOUT``, ``SERVER_BUSY``) and have no canonical twin. No
+stack trace, token or internal detail ever reaches a body.
 """
 
 from __future__ import annotations
@@ -43,9 +43,11 @@ STATUS: dict[str, int] = {
     "misdirected_request": 421,
     "method_not_allowed": 405,
     "payload_too_large": 413,
+    "request_timeout": 408,  # the client took too long to send its request
+    "server_busy": 503,  # every connection the server may hold has a request in flight
 }
 WIRE_NAMES = {"invalid_params": "VALIDATION_ERROR"}
-RETRYABLE = frozenset({"rate_limited", "timeout", "backend_unavailable"})
+RETRYABLE = frozenset({"rate_limited", "timeout", "backend_unavailable", "server_busy"})
 CHALLENGE = 'Bearer realm="fruitctl"'
 
 
