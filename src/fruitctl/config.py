@@ -12,22 +12,19 @@ from __future__ import annotations
 import os
 import subprocess
 import sys
-import tomllib
 from collections.abc import Mapping
 from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import Annotated, Any, Literal
+from typing import Annotated, Literal
 
 from pydantic import AfterValidator, BaseModel, ConfigDict, Field, SecretStr, ValidationError
 from pydantic_settings import BaseSettings, PydanticBaseSettingsSource, SettingsConfigDict
 
+from fruitctl.config_files import ConfigError as ConfigError
+from fruitctl.config_files import read_toml
 from fruitctl.domain.dates import zone
 from fruitctl.domain.errors import InvalidParams
 from fruitctl.paths import SOCKET_ENV, Paths
-
-
-class ConfigError(Exception):
-    """The configuration cannot be used; the message says where and why."""
 
 
 class Section(BaseModel):
@@ -352,26 +349,16 @@ class Config:
 def load() -> Config:
     """Read the configuration of this process from its files and environment."""
     paths = Paths.resolve(os.environ)
-    data = _read_toml(paths.config_file)
+    data = read_toml(paths.config_file)
     try:
         settings = Settings(**data)
     except ValidationError as exc:
         raise ConfigError(_describe(exc, paths.config_file)) from None
     if settings.server.socket_path and not os.environ.get(SOCKET_ENV):  # the environment wins
         paths = replace(paths, socket_file=Path(settings.server.socket_path).expanduser())
+    if settings.server.agent_socket:
+        paths = replace(paths, agent_socket_setting=Path(settings.server.agent_socket).expanduser())
     return Config(settings=settings, paths=paths)
-
-
-def _read_toml(path: Path) -> dict[str, Any]:
-    try:
-        with path.open("rb") as handle:
-            return tomllib.load(handle)
-    except FileNotFoundError:
-        return {}
-    except tomllib.TOMLDecodeError as exc:
-        raise ConfigError(f"{path}: not valid TOML: {exc}") from None
-    except OSError as exc:
-        raise ConfigError(f"{path}: cannot be read: {exc.strerror}") from None
 
 
 def _describe(exc: ValidationError, path: Path) -> str:

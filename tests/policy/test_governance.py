@@ -34,7 +34,8 @@ def test_documented_defaults(home: Path) -> None:
     assert (write.allowed_in_modes, write.forbidden_in_modes) == (["NORMAL"], ["LOCKDOWN"])
     assert write.requires_approval_in_modes == ["ALERT", "DEGRADED", "RECOVERY"]
     assert write.allowed_paths == [f"{home}/workspace/**"]
-    assert f"{Path.home()}/.ssh/**" in write.forbidden_paths
+    assert f"{Path.home()}/.ssh/**" in write.protected.credentials
+    assert write.forbidden_paths == []  # the person's own additions
     assert rules.of("web_search").rate_limit_per_hour == 120
 
 

@@ -159,10 +159,11 @@ def _file_state(path: str) -> Snapshot:
     target = Path(path)
     try:
         data = target.read_bytes() if target.is_file() and not target.is_symlink() else None
-    except OSError:
-        data = None
+        exists = data is not None or target.exists()
+    except OSError:  # a name too long, a loop, no access: nothing there this call could use
+        data, exists = None, False
     if data is None:
-        return {"path": path, "exists": target.exists(), "sha256": None, "size": None}
+        return {"path": path, "exists": exists, "sha256": None, "size": None}
     digest = hashlib.sha256(data).hexdigest()
     return {"path": path, "exists": True, "sha256": digest, "size": len(data)}
 

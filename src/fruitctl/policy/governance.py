@@ -16,7 +16,9 @@ A mode listed in both, or rules that leave a tool denied in every mode without a
 ``forbidden_in_modes`` (the way to turn a tool off on purpose), are refused at load.
 
 File tools read inside ``$HOME`` and ``$WORKSPACE``, write inside ``$WORKSPACE`` only, and never
-touch key material or fruitctl's own files. In path patterns ``$HOME``, ``$WORKSPACE`` (default
+touch fruitctl's own files or, unless ``allowed_paths`` name a place inside one, the well-known
+stores of keys and credentials (``policy.protected``: the file cannot take those away;
+``forbidden_paths`` adds places to them). In path patterns ``$HOME``, ``$WORKSPACE`` (default
 ``<data dir>/workspace``), ``$DATA`` and ``$CONFIG`` are expanded, in the file only - never in a
 tool's arguments.
 """
@@ -30,8 +32,9 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
-from fruitctl.config import ConfigError
+from fruitctl.config_files import ConfigError, read_text
 from fruitctl.paths import Paths
+from fruitctl.policy.protected import Protected, protected_places
 from fruitctl.tools.model import MODES, Category, Mode, ToolDefinition
 
 Verdict = Literal["allow", "approve", "deny"]
@@ -53,34 +56,13 @@ CATEGORY_DEFAULTS: dict[str, dict[str, Any]] = {
         "forbidden_in_modes": ["LOCKDOWN"],
     },
 }
-SECRET_PATHS = [
-    "$HOME/.ssh/**",
-    "$HOME/.gnupg/**",
-    "$HOME/.aws/**",
-    "$HOME/.netrc",
-    "$HOME/.config/gh/**",
-    "$CONFIG/config.toml",
-    "$CONFIG/governance.yaml",
-    "$DATA/*.db*",
-    "$DATA/run/**",
-    "$DATA/logs/**",
-    "$DATA/secrets/**",
-]
 TOOL_DEFAULTS: dict[str, dict[str, Any]] = {
     "read_file": {
         "allowed_paths": ["$HOME/**", "$WORKSPACE/**"],
-        "forbidden_paths": SECRET_PATHS,
         "max_file_size_mb": 10,
     },
-    "list_directory": {
-        "allowed_paths": ["$HOME/**", "$WORKSPACE/**"],
-        "forbidden_paths": SECRET_PATHS,
-    },
-    "write_file": {
-        "allowed_paths": ["$WORKSPACE/**"],
-        "forbidden_paths": SECRET_PATHS,
-        "max_file_size_mb": 10,
-    },
+    "list_directory": {"allowed_paths": ["$HOME/**", "$WORKSPACE/**"]},
+    "write_file": {"allowed_paths": ["$WORKSPACE/**"], "max_file_size_mb": 10},
 }
 
 
@@ -106,6 +88,9 @@ class ToolRules(BaseModel):
     allowed_calendars: list[str] | None = None
     allowed_domains: list[str] | None = None
     forbidden_domains: list[str] = Field(default_factory=list)
+    protected: Protected = Field(default_factory=Protected, exclude=True)
+    """Set by fruitctl for every tool (``policy.protected``); left out of what ``tools show``
+    prints, being the same long list for every tool."""
 
     def verdict(self, mode: Mode) -> Verdict:
         """What an agent's call gets in ``mode``: it runs, becomes a proposal a person approves
@@ -155,11 +140,9 @@ def load(paths: Paths, definitions: Iterable[ToolDefinition]) -> Governance:
     """Defaults for ``definitions``, overridden by ``paths.governance_file`` when it exists."""
     path = paths.governance_file
     try:
-        text = path.read_text(encoding="utf-8")
-    except FileNotFoundError:
-        text = None
-    except OSError as exc:
-        raise GovernanceError(f"{path}: cannot be read: {exc.strerror}") from exc
+        text = read_text(path)
+    except ConfigError as exc:
+        raise GovernanceError(str(exc)) from None
     overrides = _parse(path, text) if text is not None else {}
     by_name = {d.name: d for d in definitions}
     for name in overrides:
@@ -168,23 +151,20 @@ def load(paths: Paths, definitions: Iterable[ToolDefinition]) -> Governance:
             known = ", ".join(sorted(by_name))
             raise GovernanceError(f"{path}:{line}: tools.{name}: no such tool (tools: {known})")
     variables = _variables(paths)
+    protected = protected_places(paths, lambda pattern: _expand(pattern, variables))
     rules = {
-        name: _effective(path, text, name, d.category, overrides.get(name, {}), variables)
+        name: _effective(
+            path, text, name, d.category, overrides.get(name, {}), variables
+        ).model_copy(update={"protected": protected})
         for name, d in by_name.items()
     }
     return Governance(rules=rules, source=path if text is not None else None)
 
 
 def _parse(path: Path, text: str) -> dict[str, dict[str, Any]]:
-    import yaml  # here: without a governance file, nothing needs a YAML parser
+    from fruitctl.policy import governance_file  # here: without a file, no YAML parser
 
-    try:
-        data = yaml.safe_load(text)
-    except yaml.YAMLError as exc:
-        mark = getattr(exc, "problem_mark", None)
-        where = f"{path}:{mark.line + 1}" if mark is not None else str(path)
-        problem = getattr(exc, "problem", None) or "not valid YAML"
-        raise GovernanceError(f"{where}: not valid YAML: {problem}") from exc
+    data = governance_file.parse(path, text)
     if data is None:
         return {}
     try:
@@ -204,6 +184,12 @@ def _effective(
 ) -> ToolRules:
     defaults = {"category": category, **CATEGORY_DEFAULTS.get(category, {})}
     defaults |= TOOL_DEFAULTS.get(name, {})
+    if "protected" in override:
+        raise GovernanceError(
+            f"{path}:{_line(text or '', ('tools', name, 'protected'))}: tools.{name}.protected: "
+            "unknown key (fruitctl's own files and credential stores are protected by fruitctl "
+            "itself; add places with forbidden_paths)"
+        )
     try:
         rules = ToolRules.model_validate(defaults | override)
     except ValidationError as exc:
@@ -286,7 +272,7 @@ def _check_targets(path: Path, text: str, name: str, rules: ToolRules) -> None:
 def _variables(paths: Paths) -> dict[str, str]:
     data = paths.local_db.parent
     return {
-        "$WORKSPACE": str(data / "workspace"),
+        "$WORKSPACE": str(paths.workspace),
         "$HOME": str(Path.home()),
         "$DATA": str(data),
         "$CONFIG": str(paths.config_file.parent),
@@ -313,25 +299,6 @@ def _describe(path: Path, text: str, exc: ValidationError, prefix: tuple[str, ..
 
 
 def _line(text: str, loc: tuple[str, ...]) -> int:
-    """The line of ``loc`` in the YAML text (1-based), or of its nearest existing parent."""
-    import yaml
+    from fruitctl.policy import governance_file
 
-    try:
-        node: Any = yaml.compose(text)
-    except yaml.YAMLError:
-        return 1
-    line = 1
-    for part in loc:
-        child = None
-        if isinstance(node, yaml.MappingNode):
-            child = next((v for k, v in node.value if str(k.value) == part), None)
-            key = next((k for k, _ in node.value if str(k.value) == part), None)
-            if key is not None:
-                line = key.start_mark.line + 1
-        elif isinstance(node, yaml.SequenceNode) and part.isdigit() and int(part) < len(node.value):
-            child = node.value[int(part)]
-            line = child.start_mark.line + 1
-        if child is None:
-            break
-        node = child
-    return line
+    return governance_file.line_of(text, loc)

@@ -14,7 +14,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterator
 from typing import Any
 
-from fruitctl.domain.errors import CalendarNotAllowed, ListNotAllowed, NotFound
+from fruitctl.domain.errors import CalendarNotAllowed, InternalError, ListNotAllowed, NotFound
 from fruitctl.domain.path_rules import PathRules
 from fruitctl.policy.governance import ToolRules
 from fruitctl.tools.context import ToolContext
@@ -25,11 +25,26 @@ ArgumentCheck = Callable[[Any, ToolRules, ToolContext], None]
 
 def path_check(for_write: bool) -> ArgumentCheck:
     def check(args: Any, rules: ToolRules, ctx: ToolContext) -> None:
-        PathRules.from_patterns(rules.allowed_paths, rules.forbidden_paths).check(
-            args.path, for_write=for_write
-        )
+        path_rules(rules).check(args.path, for_write=for_write)
 
     return check
+
+
+def path_rules(rules: ToolRules) -> PathRules:
+    """A file tool's path rules: its allowed and forbidden paths, and the places every file tool
+    refuses (``policy.protected``). The one place they are put together, for the policy's check
+    and for the service's check at open time alike; a rule that cannot be used stops the call."""
+    protected = rules.protected
+    try:
+        return PathRules.from_patterns(
+            rules.allowed_paths,
+            rules.forbidden_paths,
+            guarded=protected.credentials,
+            own=protected.own,
+            own_exceptions=[protected.workspace] if protected.workspace else [],
+        )
+    except ValueError as exc:
+        raise InternalError(f"The path rules of this tool cannot be used: {exc}.") from exc
 
 
 def reminder_lists_check(args: Any, rules: ToolRules, ctx: ToolContext) -> None:

@@ -129,10 +129,11 @@ def fd_path(fd: int) -> str | None:
 
 
 def _same_object(fd: int, real: Path) -> bool:
-    """Fallback: the path still resolves to itself and names the very inode that was opened."""
-    if os.path.realpath(real) != str(real):
-        return False
+    """Fallback: the path still resolves to itself and names the very inode that was opened
+    (a path that cannot be looked up again has changed, as far as anyone can tell)."""
     try:
+        if os.path.realpath(real) != str(real):
+            return False
         now = os.stat(real, follow_symlinks=False)
     except OSError:
         return False

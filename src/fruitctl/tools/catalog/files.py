@@ -16,7 +16,7 @@ from fruitctl.approvals.changes import WRITE_FILE
 from fruitctl.domain.errors import InternalError
 from fruitctl.domain.path_rules import PathRules
 from fruitctl.policy.governance import ToolRules
-from fruitctl.policy.targets import PATHS_READ, PATHS_WRITE
+from fruitctl.policy.targets import PATHS_READ, PATHS_WRITE, path_rules
 from fruitctl.services.inputs import Input
 from fruitctl.tools import outputs
 from fruitctl.tools.context import ToolContext
@@ -124,11 +124,12 @@ def _rules(ctx: ToolContext, name: str) -> ToolRules:
 
 
 def _path_rules(rules: ToolRules, name: str) -> PathRules:
-    """The tool's path rules; an unreadable pattern stops the call instead of guessing."""
+    """The tool's path rules (``policy.targets.path_rules``: with the places every file tool
+    refuses); an unreadable pattern stops the call instead of guessing."""
     try:
-        return PathRules.from_patterns(rules.allowed_paths, rules.forbidden_paths)
-    except ValueError as exc:
-        raise InternalError(f"governance for {name}: {exc}") from exc
+        return path_rules(rules)
+    except InternalError as exc:
+        raise InternalError(f"governance for {name}: {exc.message}") from exc
 
 
 def _bytes(megabytes: float) -> int:
