@@ -8,17 +8,20 @@ from __future__ import annotations
 
 import copy
 import json
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from fastapi import Query
+from fastapi.exceptions import RequestValidationError
+from pydantic import BaseModel, ValidationError
 from starlette.concurrency import run_in_threadpool
 from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
 
-from fruitctl.domain.errors import FruitctlError
+from fruitctl.domain.errors import FruitctlError, ParseError
 from fruitctl.tools.model import ToolResult
+from fruitctl.transports import strict_json
 from fruitctl.transports.http.errors import HttpProblem, error_response, from_exception
 from fruitctl.transports.http.tokens import Claims
 
@@ -27,6 +30,7 @@ if TYPE_CHECKING:
 
 TOOL_KEY = "x-fruitctl-tool"
 Shape = Callable[[Any], Any]
+M = TypeVar("M", bound=BaseModel)
 
 
 class Json(JSONResponse):
@@ -118,12 +122,37 @@ def render(result: ToolResult, status: int = 200, shape: Shape | None = None) ->
 
 
 async def json_body(request: Request) -> dict[str, Any]:
-    """The request's JSON object; anything else is a 400/422 in seed 003's shape."""
-    raw = await request.body()
+    """The request's JSON object, read strictly (``strict_json``: no NaN, no nesting past its
+    limit) - the one place a route's body is parsed. Not JSON: a 400 ``PARSE_ERROR``; JSON but
+    not an object: a 422, both in seed 003's shape."""
     try:
-        body = json.loads(raw)
-    except ValueError as exc:
-        raise HttpProblem("parse_error", "The request body is not valid JSON.") from exc
+        body = strict_json.loads(await request.body())
+    except ParseError as exc:
+        raise HttpProblem("parse_error", f"The request body is not valid: {exc.message}") from exc
     if not isinstance(body, dict):
         raise HttpProblem("invalid_params", "The request body must be a JSON object.")
     return body
+
+
+def model_body(model: type[M], *, required: bool = True) -> Callable[..., Awaitable[M | None]]:
+    """A route dependency: the body read by ``json_body`` and validated as ``model`` (None when
+    it is optional and empty); the route declares it with ``model_schema``."""
+
+    async def parsed(request: Request) -> M | None:
+        if not required and not await request.body():
+            return None
+        body = await json_body(request)
+        try:
+            return model.model_validate(body)
+        except ValidationError as exc:
+            located = [{**error, "loc": ("body", *error["loc"])} for error in exc.errors()]
+            raise RequestValidationError(located) from exc
+
+    return parsed
+
+
+def model_schema(model: type[BaseModel], *, required: bool = True) -> dict[str, Any]:
+    """``openapi_extra`` declaring a route's JSON body as ``model`` (read by ``model_body``)."""
+    schema = model.model_json_schema()
+    content = {"application/json": {"schema": schema}}
+    return {"requestBody": {"required": required, "content": content}}

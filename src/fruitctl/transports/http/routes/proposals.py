@@ -10,11 +10,11 @@ import time
 from collections.abc import Callable
 from typing import Annotated, Any, Literal
 
-from fastapi import APIRouter, Body, Depends, Path, Query
+from fastapi import APIRouter, Depends, Path, Query
 from starlette.responses import Response
 
 from fruitctl.transports.http import schemas
-from fruitctl.transports.http.door import Door, Json
+from fruitctl.transports.http.door import Door, Json, model_body, model_schema
 from fruitctl.transports.http.tokens import Claims
 
 Status = Literal["pending", "approved", "executed", "rejected", "expired", "failed"]
@@ -28,6 +28,8 @@ def router(door: Door, user: Callable[..., Any], admin: Callable[..., Any]) -> A
     approvals = door.app.approvals  # for reading; deciding goes through the gateway
     decide = door.app.gateway.decide
     decided = schemas.errors(403, 404, 409, 410, 422, 502)
+    rejection = model_body(schemas.Rejection, required=False)
+    ConfigValue = Annotated[schemas.ConfigValue, Depends(model_body(schemas.ConfigValue))]
 
     @api.get(
         "/proposals",
@@ -62,11 +64,12 @@ def router(door: Door, user: Callable[..., Any], admin: Callable[..., Any]) -> A
         "/proposals/{proposal_id}/reject",
         summary="Reject; nothing changes",
         responses={200: {"model": schemas.Proposal}, **decided},
+        openapi_extra=model_schema(schemas.Rejection, required=False),
     )
     async def reject(
         proposal_id: ProposalId,
         claims: Person,
-        body: Annotated[schemas.Rejection | None, Body()] = None,
+        body: Annotated[schemas.Rejection | None, Depends(rejection)],
     ) -> Response:
         reason = body.reason if body else None
         return Json(await door.run(decide, proposal_id, "reject", claims.actor, reason))
@@ -114,8 +117,9 @@ def router(door: Door, user: Callable[..., Any], admin: Callable[..., Any]) -> A
         summary="Set or clear an allowlist (audited)",
         tags=["config"],
         responses={200: {"model": schemas.ConfigValue}, **schemas.errors(403, 422)},
+        openapi_extra=model_schema(schemas.ConfigValue),
     )
-    async def set_config(key: str, body: schemas.ConfigValue, claims: Person) -> Response:
+    async def set_config(key: str, claims: Person, body: ConfigValue) -> Response:
         value = await door.run(door.app.settings.set, key, body.value, claims.actor.label)
         return Json({"value": value})
 
