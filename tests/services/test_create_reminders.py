@@ -294,7 +294,10 @@ VALID = {"title": "valid"}
         ),
         ({"title": "x", "dueDate": "01-15-2024"}, DATE_ERROR.format("01-15-2024")),
         ({"title": "   "}, "'title' must not be empty."),
-        ({"title": "nul\x00"}, "'title' must not contain control characters."),
+        (
+            {"title": "nul\x00"},
+            "'title' must not contain control characters: it holds U+0000 (a control character).",
+        ),
         ({"title": "x", "tags": ["ok", " "]}, "'tags' must not contain empty tags."),
         ({"title": "x", "colour": "red"}, "Unknown parameter 'reminders[1].colour'."),
         ({"title": "x", "list": {"name": "Reminders", "id": "abc"}}, None),

@@ -10,6 +10,7 @@ from pydantic import BaseModel, BeforeValidator, ConfigDict
 
 from fruitctl.domain.dates import canonical_datetime, canonical_due, instant, parse_wire
 from fruitctl.domain.errors import InvalidParams
+from fruitctl.domain.text import check_text as check_text  # its old home: callers import it here
 
 
 # Dates are held as their canonical wire text (ISO 8601, explicit +HH:MM offset; a due date may
@@ -132,16 +133,6 @@ def priority_name(value: int) -> PriorityName:
 def priority_rank(value: int) -> int:
     """Sort rank for 'priority': high (1) first, then 5, then 9, and none (0) last."""
     return 10 if value == 0 else value
-
-
-def check_text(field: str, value: str, *, limit: int, multiline: bool = False) -> str:
-    """Reject control characters (NUL included) and oversized text, naming the field."""
-    allowed = "\n\t\r" if multiline else "\t"
-    if any(ord(ch) < 32 and ch not in allowed for ch in value) or "\x7f" in value:
-        raise InvalidParams(f"'{field}' must not contain control characters.")
-    if len(value) > limit:
-        raise InvalidParams(f"'{field}' is longer than {limit} characters.")
-    return value
 
 
 def check_title(value: str) -> str:

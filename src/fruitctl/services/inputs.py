@@ -5,12 +5,14 @@ from __future__ import annotations
 
 import builtins
 from collections.abc import Mapping
-from typing import TypeVar
+from typing import Annotated, TypeVar
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError
+from pydantic import AfterValidator, BaseModel, ConfigDict, Field, ValidationError
+from pydantic_core import PydanticCustomError
 
 from fruitctl.domain.errors import InvalidParams
 from fruitctl.domain.reminders import PriorityName, SortOrder, Status
+from fruitctl.domain.text import text_problem
 
 
 class Input(BaseModel):
@@ -18,6 +20,25 @@ class Input(BaseModel):
     and "2" is not a number), unknown keys refused."""
 
     model_config = ConfigDict(extra="forbid", frozen=True, strict=True)
+
+
+def _written(multiline: bool) -> AfterValidator:
+    """Text that is written somewhere a person reads it: refused if it holds a character that
+    hides or reorders what it says (``domain.text.text_problem``)."""
+
+    def check(value: str) -> str:
+        problem = text_problem(value, multiline=multiline)
+        if problem is not None:
+            raise PydanticCustomError("text_refused", "{problem}", {"problem": problem})
+        return value
+
+    return AfterValidator(check)
+
+
+Line = Annotated[str, _written(multiline=False)]
+"""One line of text to write: a title, a checklist item, a heading."""
+Lines = Annotated[str, _written(multiline=True)]
+"""Text to write that may have lines: notes."""
 
 
 class ListSelector(Input):
@@ -157,6 +178,8 @@ def _explain(exc: ValidationError, action: str) -> InvalidParams:
         message = f"Invalid priority: '{error['input']}'. Must be one of: none, low, medium, high."
     elif kind == "extra_forbidden":
         message = f"Unknown parameter '{where}'."
+    elif kind == "text_refused":
+        message = f"'{where}' {error['msg']}."
     else:
         message = f"Invalid value for '{where}': {error['msg']}."
     return InvalidParams(message, field=where)

@@ -6,7 +6,7 @@ from typing import Literal
 
 from pydantic import Field
 
-from fruitctl.services.inputs import Input
+from fruitctl.services.inputs import Input, Line, Lines
 
 
 class QueryToDos(Input):
@@ -31,15 +31,15 @@ WHEN = "today, tomorrow, evening, anytime, someday, or a date YYYY-MM-DD"
 
 
 class CreateToDo(Input):
-    title: str = Field(min_length=1, max_length=4000, description="The to-do's title")
-    notes: str | None = Field(None, max_length=100_000, description="Notes")
+    title: Line = Field(min_length=1, max_length=4000, description="The to-do's title")
+    notes: Lines | None = Field(None, max_length=100_000, description="Notes")
     when: str | None = Field(None, description=f"When to do it: {WHEN}; default the Inbox")
     deadline: str | None = Field(None, description="Deadline, a date YYYY-MM-DD")
     tags: list[str] = Field(default_factory=list, description="Tag names (they must exist)")
-    checklist: list[str] = Field(default_factory=list, description="Checklist items, in order")
+    checklist: list[Line] = Field(default_factory=list, description="Checklist items, in order")
     project: str | None = Field(None, description="Project (name, any case, or id)")
     area: str | None = Field(None, description="Area (name, any case, or id), if no project")
-    heading: str | None = Field(None, description="A heading's title in the project")
+    heading: Line | None = Field(None, description="A heading's title in the project")
 
 
 class CreateToDos(Input):
@@ -50,8 +50,8 @@ class CreateToDos(Input):
 
 class UpdateToDo(Input):
     id: str = Field(description="To-do id")
-    title: str | None = Field(None, min_length=1, max_length=4000, description="New title")
-    notes: str | None = Field(None, max_length=100_000, description="New notes ('' clears)")
+    title: Line | None = Field(None, min_length=1, max_length=4000, description="New title")
+    notes: Lines | None = Field(None, max_length=100_000, description="New notes ('' clears)")
     when: str | None = Field(None, description=f"Reschedule: {WHEN}")
     deadline: str | None = Field(None, description="New deadline YYYY-MM-DD ('' clears)")
     tags: list[str] | None = Field(None, description="The tags it has afterwards")
@@ -60,21 +60,21 @@ class UpdateToDo(Input):
 
 
 class CreateProject(Input):
-    title: str = Field(min_length=1, max_length=4000, description="The project's title")
-    notes: str | None = Field(None, max_length=100_000, description="Notes")
+    title: Line = Field(min_length=1, max_length=4000, description="The project's title")
+    notes: Lines | None = Field(None, max_length=100_000, description="Notes")
     when: str | None = Field(None, description=f"When to start it: {WHEN}")
     deadline: str | None = Field(None, description="Deadline, a date YYYY-MM-DD")
     tags: list[str] = Field(default_factory=list, description="Tag names (they must exist)")
     area: str | None = Field(None, description="Area (name, any case, or id)")
-    todos: list[str] = Field(
+    todos: list[Line] = Field(
         default_factory=list, max_length=100, description="Titles of to-dos to add to it"
     )
 
 
 class UpdateProject(Input):
     id: str = Field(description="Project id")
-    title: str | None = Field(None, min_length=1, max_length=4000, description="New title")
-    notes: str | None = Field(None, max_length=100_000, description="New notes ('' clears)")
+    title: Line | None = Field(None, min_length=1, max_length=4000, description="New title")
+    notes: Lines | None = Field(None, max_length=100_000, description="New notes ('' clears)")
     when: str | None = Field(None, description=f"Reschedule: {WHEN}")
     deadline: str | None = Field(None, description="New deadline YYYY-MM-DD ('' clears)")
     tags: list[str] | None = Field(None, description="The tags it has afterwards")

@@ -104,16 +104,68 @@ def test_pending_list_and_fragment(browser: Browser, agent: Client) -> None:
 
 
 def test_titles_are_escaped_and_hidden_characters_shown(browser: Browser, agent: Client) -> None:
-    proposal = propose(agent, "<script>alert(1)</script>Pay \u202e001 yaP\u200b")
+    # What a title may keep (emoji and scripts need joiners and variation selectors) is shown.
+    proposal = propose(agent, "<script>alert(1)</script>Pay\u200b 100\u2060 \u2764\ufe0f")
     for url in ("/ui/proposals", f"/ui/proposals/{proposal}", "/ui/history"):
         text = browser.get(url).text
         assert "<script>alert(1)" not in text
         assert "&lt;script&gt;alert(1)&lt;/script&gt;" in text
-        assert "\u202e" not in text
-        assert "\u200b" not in text
-        assert "[U+202E]" in text
-        assert "[U+200B]" in text
+        for char in ("\u200b", "\u2060", "\ufe0f"):
+            assert char not in text
+            assert f"[U+{ord(char):04X}]" in text
     assert "invisible or direction-changing" in browser.get(f"/ui/proposals/{proposal}").text
+    assert "hidden characters" in browser.get("/ui/proposals").text
+
+
+def test_text_another_app_wrote_is_revealed_too(
+    browser: Browser, agent: Client, admin: Client, app: Any
+) -> None:
+    created = admin.post("/reminders", json={"title": "plain"}).json()
+    spoof = "Pay \u202e001 yaP\u2028second line\x85\u2066"
+    with sqlite3.connect(app.config.paths.local_db) as db:  # e.g. synced from a shared list
+        db.execute("UPDATE reminders SET title = ? WHERE id = ?", (spoof, created["id"]))
+    response = agent.patch(f"/reminders/{created['id']}", json={"title": "Pay 100"})
+    assert response.status_code == 202
+    page = browser.get(f"/ui/proposals/{response.json()['proposalId']}").text
+    for char in ("\u202e", "\u2028", "\x85", "\u2066"):
+        assert char not in page
+        assert f"[U+{ord(char):04X}]" in page
+    assert "invisible or direction-changing" in page
+
+
+def test_an_actor_is_revealed_wherever_it_is_shown(browser: Browser, app: Any) -> None:
+    actor = Actor("agent", "cl\u202eaude\u200b")  # a door that took a name as it came
+    args = {"reminders": [{"title": "x"}]}
+    proposal = app.gateway.invoke("create_reminders", args, actor).output["proposalId"]
+    for url in ("/ui/proposals", f"/ui/proposals/{proposal}", "/ui/history", "/ui/audit"):
+        text = browser.get(url).text
+        assert "\u202e" not in text and "\u200b" not in text, url
+        assert "cl[U+202E]aude[U+200B]" in re.sub(r"<[^>]+>", "", text), url
+    assert "hidden characters" in browser.get("/ui/proposals").text
+    assert "invisible or direction-changing" in browser.get(f"/ui/proposals/{proposal}").text
+
+
+@pytest.mark.parametrize(
+    ("title", "named"),
+    [
+        ("one\u2028two", "U+2028 (LINE SEPARATOR): it must be one line"),
+        ("one\u2029two", "U+2029 (PARAGRAPH SEPARATOR)"),
+        ("next\x85line", "control characters: it holds U+0085"),
+        ("Pay \u202e001", "U+202E (RIGHT-TO-LEFT OVERRIDE)"),
+        ("isolated \u2067x", "U+2067 (RIGHT-TO-LEFT ISOLATE)"),
+        ("bell\x07", "control characters: it holds U+0007"),
+    ],
+    ids=["line-separator", "paragraph-separator", "c1-next-line", "override", "isolate", "c0"],
+)
+def test_an_agent_cannot_write_such_characters_into_a_title(
+    agent: Client, admin: Client, title: str, named: str
+) -> None:
+    response = agent.post("/reminders", json={"title": title})
+    assert response.status_code == 422, response.text
+    body = response.json()["error"]
+    assert body["code"] == "VALIDATION_ERROR"
+    assert body["message"].startswith("'title' ") and named in body["message"]
+    assert admin.get("/proposals?status=pending").json() == []
 
 
 def test_the_detail_page_shows_the_diff_and_the_countdown(
@@ -198,7 +250,8 @@ def test_unknown_proposals_and_actions(browser: Browser, agent: Client) -> None:
 
 
 def test_reveal_marks_every_invisible_kind() -> None:
-    for char in ("\u202e", "\u2066", "\u200b", "\u200d", "\ufeff", "\U000e0041", "\x07"):
+    kinds = "\u202e\u2066\u200b\u200d\ufeff\U000e0041\x07\x85\u2028\u2029\ufe0f\U000e0100"
+    for char in kinds + "\u00ad\u180e\u3164\u034f\u061c\u200e":
         assert f"[U+{ord(char):04X}]" in reveal(f"a{char}b")
         assert char not in reveal(f"a{char}b")
     assert str(reveal("plain\nline & <b>")) == "plain\nline &amp; &lt;b&gt;"
