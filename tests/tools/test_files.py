@@ -725,3 +725,54 @@ def test_tool_describes_every_field_and_absolute_paths(item: Any) -> None:
     assert "absolute" in item.definition.description
     assert all(p.description for p in item.definition.parameters)
     assert item.definition.input_schema["additionalProperties"] is False
+
+
+# -- fruitctl's own places and guarded places ------------------------------------------------------
+
+
+def own_rules(base: Path, **extra: Any) -> PathRules:
+    data = base / "data[1]"  # a wildcard in a name: own paths are literal, never patterns
+    return PathRules.from_patterns(
+        [f"{base}/**"],
+        [],
+        own=[str(data), *extra.get("own", [])],
+        own_exceptions=[str(data / "workspace")],
+        guarded=extra.get("guarded", []),
+    )
+
+
+def test_own_places_are_literal_and_folded(tmp_path: Path) -> None:
+    base = Path(os.path.realpath(tmp_path))
+    rules = own_rules(base)
+    for path in ("data[1]/state.db", "DATA[1]/state.db", "data[1]"):
+        with pytest.raises(PermissionDenied, match="fruitctl's own files"):
+            rules.check(f"{base}/{path}")
+    assert rules.check(f"{base}/data1/state.db") == base / "data1" / "state.db"
+
+
+def test_the_workspace_is_the_one_exception(tmp_path: Path) -> None:
+    base = Path(os.path.realpath(tmp_path))
+    rules = own_rules(base, own=[f"{base}/data[1]/workspace/fruitctl.token"])
+    assert rules.check(f"{base}/data[1]/workspace/a.txt", for_write=True).name == "a.txt"
+    with pytest.raises(PermissionDenied, match="fruitctl's own files"):
+        rules.check(f"{base}/data[1]/workspace/fruitctl.token")  # owned inside the exception
+    with pytest.raises(PermissionDenied, match="fruitctl's own files"):
+        rules.check(f"{base}/data[1]/workspace_old/a.txt")
+
+
+def test_guarded_places_open_only_from_inside(tmp_path: Path) -> None:
+    base = Path(os.path.realpath(tmp_path))
+    guarded = [f"{base}/.config/**", f"{base}/*.kdbx"]
+    closed = own_rules(base, guarded=guarded)
+    for path in (".config/gh/hosts.yml", "deep/in/vault.kdbx"):
+        with pytest.raises(PermissionDenied, match="protected location"):
+            closed.check(f"{base}/{path}")
+    opened = PathRules.from_patterns(
+        [f"{base}/**", f"{base}/.config/app/**", f"{base}/keep/vault.kdbx"], [], guarded=guarded
+    )
+    assert opened.check(f"{base}/.config/app/x.toml") == base / ".config" / "app" / "x.toml"
+    assert opened.check(f"{base}/keep/vault.kdbx") == base / "keep" / "vault.kdbx"
+    with pytest.raises(PermissionDenied):
+        opened.check(f"{base}/.config/other/x.toml")
+    with pytest.raises(PermissionDenied):
+        opened.check(f"{base}/other/vault.kdbx")
