@@ -28,7 +28,7 @@ from fruitctl.backend_factories import (
 )
 from fruitctl.config import Config
 from fruitctl.domain.dates import use_zone
-from fruitctl.domain.errors import from_code
+from fruitctl.domain.errors import StorageFault, StoreBusy, from_code
 from fruitctl.domain.hosts import DomainRules
 from fruitctl.gateway import Action, Gateway
 from fruitctl.policy import governance as governance_module
@@ -42,6 +42,7 @@ from fruitctl.services.doctor import DoctorService
 from fruitctl.services.reminders import RemindersService
 from fruitctl.services.sync import SyncService
 from fruitctl.services.things import ThingsService
+from fruitctl.store import check as check_database
 from fruitctl.store import open_database
 from fruitctl.tools.catalog import all_tools
 from fruitctl.tools.context import ToolContext
@@ -131,7 +132,17 @@ class App:
                 ("calendar", settings.calendar.backend),
             )
         }
-        return DoctorService(lambda: self.backend, lambda: self.calendar_backend, names)
+        return DoctorService(
+            lambda: self.backend, lambda: self.calendar_backend, names, stores=self._stores
+        )
+
+    def _stores(self) -> dict[str, dict[str, Any]]:
+        """Each of fruitctl's own databases, checked (``doctor``)."""
+        paths = self.config.paths
+        return {
+            "state": check_database(paths.state_db, "state"),
+            "local": check_database(paths.local_db, "local"),
+        }
 
     @cached_property
     def demo(self) -> DemoService:
@@ -192,10 +203,12 @@ class App:
         gateway = Gateway(registry, policy, context, log, recorder, _run_in_child)
         ttl = self.config.settings.approvals.ttl_hours * 3600
         proposals = ProposalStore(self.ledger, self.audit)
-        gateway.approvals = Approvals(proposals, registry, context, gateway.run_tool, ttl)
+        gateway.approvals = Approvals(
+            proposals, registry, context, gateway.run_here, ttl, within=gateway.run_write
+        )
         gateway.approvals.page_base = self.config.settings.http.public_url or None
         self._closers.append(gateway.close)
-        gateway.approvals.recover()  # finish what a killed process left half-approved
+        _recover(gateway.approvals, log)
         return gateway
 
     remote: Any = None
@@ -296,6 +309,19 @@ def build(config: Config | None = None) -> App:
         reminders_backend_factory(config),
         calendar_factory=calendar_backend_factory(config),
     )
+
+
+def _recover(approvals: Approvals, log: telemetry.EventLog) -> None:
+    """Finish what a killed process left half-approved - when the store lets us now. A store
+    another process is writing, or one that cannot be written, is left for a later start:
+    recovery never stops a command (reading proposals, above all) from running."""
+    try:
+        recovered = approvals.recover()
+    except (StoreBusy, StorageFault) as exc:
+        log.warning("recovery_skipped", error_code=exc.code, reason=exc.message)
+        return
+    if recovered:
+        log.info("recovered", proposals=recovered)
 
 
 def _governed(tool: Tool, definition: ToolDefinition) -> Tool:

@@ -4,8 +4,15 @@
 invoke: lookup -> argument validation -> policy decision -> execution under the tool's timeout
 (or, for a write that needs approval, its targets resolved and the workable part filed as a
 proposal) -> ``ToolResult`` -> telemetry. Every failure comes back as a result with a canonical
-error code; nothing raises out of ``invoke``. A call past its timeout is abandoned (its thread
+error code; nothing raises out of ``invoke``. A read past its timeout is abandoned (its thread
 finishes in the background) and the gateway answers ``timeout`` and stays responsive.
+
+A write is never answered "failed" while it may still land (``run_write``): its execution - the
+tool and the proposal record of how it ended - runs on one worker. At the deadline, one not yet
+started is cancelled (``timeout``: nothing changed); one already running is answered
+``outcome_unknown`` (never retryable) and goes on: a write that had not reached its store stops
+there (``domain.writes.Gate``), one that had runs to completion, and either way the worker
+records the true ending on the proposal, where the caller looks it up.
 
 decide: approving asks the policy again, for the person, on the stored arguments of the agent's
 write (mode, the agent's allowlists and rate limit); a denial keeps the proposal pending with
@@ -22,7 +29,7 @@ from collections.abc import Awaitable, Callable, Mapping
 from concurrent.futures import ThreadPoolExecutor
 from concurrent.futures import TimeoutError as FutureTimeout
 from functools import partial
-from typing import TYPE_CHECKING, Any, Literal
+from typing import TYPE_CHECKING, Any, Literal, TypeVar
 
 from pydantic import BaseModel
 
@@ -31,10 +38,12 @@ from fruitctl.domain.errors import (
     FruitctlError,
     MethodNotFound,
     NotFound,
+    OutcomeUnknown,
     Timeout,
     Unsupported,
     from_code,
 )
+from fruitctl.domain.writes import Gate, gated
 from fruitctl.policy.decision import Actor
 from fruitctl.policy.engine import Policy
 from fruitctl.telemetry import CallRecorder, EventLog, new_trace_id
@@ -46,6 +55,7 @@ if TYPE_CHECKING:
     from fruitctl.approvals.engine import Approvals
 
 ChildRunner = Callable[[str, dict[str, Any], float, Any], Any]
+T = TypeVar("T")
 Action = Literal["approve", "reject", "undo"]
 ACTIONS: tuple[Action, ...] = ("approve", "reject", "undo")
 
@@ -80,13 +90,15 @@ class Gateway:
         trace_id: str | None = None,
         idempotency_key: str | None = None,
         inline: bool = False,
+        limit: float | None = None,
     ) -> ToolResult:
         """Run one call through lookup, validation, policy and execution; failures are results.
 
         ``inline``: the caller is a thread that ``answer`` abandons at the call's deadline (or
         the loop itself, for a read its store answers at once). A plain in-process read then
         runs right here instead of hopping to the tool pool, the hop being most of what a fast
-        read costs; writes and sandboxed tools always take the pool and their own timeout."""
+        read costs; writes and sandboxed tools always take the pool and their own timeout.
+        ``limit``: a door's cap on the request, which a write's deadline keeps under."""
         call = Call(name, actor, trace_id or new_trace_id())
         tool = self.registry.get(name)
         if tool is None:
@@ -95,10 +107,16 @@ class Gateway:
             parsed = tool.parse(args)
         except FruitctlError as exc:
             return self._outcomes.failed(call, exc)
-        return self._decide(call, tool, parsed, idempotency_key, inline)
+        return self._decide(call, tool, parsed, idempotency_key, inline, limit)
 
     def _decide(
-        self, call: Call, tool: Tool, parsed: BaseModel, key: str | None, inline: bool
+        self,
+        call: Call,
+        tool: Tool,
+        parsed: BaseModel,
+        key: str | None,
+        inline: bool,
+        limit: float | None = None,
     ) -> ToolResult:
         """The policy's verdict on validated arguments, and what follows from it."""
         call.args = parsed
@@ -110,7 +128,7 @@ class Gateway:
             return self._proposed(call, tool, parsed, key)
         if decision.verdict != "allow":
             return self._outcomes.blocked(call, decision)
-        return self._execute(call, tool, parsed, key, inline)
+        return self._execute(call, tool, parsed, key, inline, limit)
 
     def answer(
         self,
@@ -127,7 +145,8 @@ class Gateway:
         result: another in-process read on a worker thread, abandoned at the tool's deadline;
         writes and sandboxed tools on a worker thread while ``invoke`` keeps their own timeout.
         ``limit`` is a door's configured cap on any request (the socket's request timeout):
-        a call still running then is abandoned (and answered ``timeout``)."""
+        a read still running then is abandoned (and answered ``timeout``); a write keeps under
+        it instead (``run_write``), since abandoning it would answer before it ended."""
         tool = self.registry.get(name)
         arguments = args or {}
         if tool is not None and tool.at_once is not None:
@@ -139,8 +158,16 @@ class Gateway:
         deadline = tool.definition.timeout_seconds if tool is not None and inline else None
         if limit is not None:
             deadline = limit if deadline is None else min(deadline, limit)
+        if tool is not None and tool.writes:
+            deadline = None  # never abandoned: the write answers at its own deadline
         work = partial(
-            self.invoke, name, arguments, actor, idempotency_key=idempotency_key, inline=inline
+            self.invoke,
+            name,
+            arguments,
+            actor,
+            idempotency_key=idempotency_key,
+            inline=inline,
+            limit=limit,
         )
         return self._on_a_thread(name, actor, work, deadline)
 
@@ -294,6 +321,42 @@ class Gateway:
             future.cancel()
             raise Timeout(f"{tool.name} did not finish within {timeout:g} s.") from exc
 
+    def run_here(self, tool: Tool, args: BaseModel) -> Any:
+        """Run a tool on this thread (a sandboxed one in its child, under its timeout): how a
+        write's execution, already on a worker under ``run_write``, runs its tool."""
+        return self._run(tool, args, tool.definition.timeout_seconds)
+
+    def run_write(
+        self,
+        tool: Tool,
+        execution: Callable[[], T],
+        proposal_id: str,
+        limit: float | None = None,
+    ) -> T:
+        """Run a write's whole execution on a worker under the tool's timeout (or ``limit``, if
+        shorter). Past it: not started, it is cancelled - ``Timeout``, nothing changed; started,
+        ``OutcomeUnknown`` - the worker goes on, its write stopped at the gate if it had not
+        reached its store yet, and records on the proposal how it ended."""
+        timeout = tool.definition.timeout_seconds
+        deadline = timeout if limit is None else min(timeout, limit)
+        gate = Gate()
+        context = contextvars.copy_context()
+        future = self._pool.submit(context.run, _through, gate, execution)
+        try:
+            return future.result(timeout=deadline)
+        except FutureTimeout as exc:
+            if future.cancel():
+                raise Timeout(
+                    f"{tool.name} could not start within {deadline:g} s; nothing was changed."
+                ) from exc
+            gate.close()
+            raise OutcomeUnknown(
+                f"{tool.name} is still running after {deadline:g} s and may yet change what it "
+                f"was asked to, so do not simply retry: proposal {proposal_id} records how it "
+                f"ends (get_proposal, or `fruitctl proposals show {proposal_id}`).",
+                proposalId=proposal_id,
+            ) from exc
+
     @staticmethod
     def runs_inline(tool: Tool) -> bool:
         """Whether ``invoke(..., inline=True)`` runs this tool on the caller's thread: plain
@@ -322,11 +385,17 @@ class Gateway:
             return None
 
     def _perform(
-        self, call: Call, tool: Tool, args: BaseModel, key: str | None, inline: bool
+        self,
+        call: Call,
+        tool: Tool,
+        args: BaseModel,
+        key: str | None,
+        inline: bool,
+        limit: float | None = None,
     ) -> Any:
         if tool.writes and self.approvals is not None:  # exactly-once, audited, undoable
             return self.approvals.execute_direct(
-                tool, args, call.actor, key, trace_id=call.trace_id
+                tool, args, call.actor, key, trace_id=call.trace_id, limit=limit
             )
         if inline and self.runs_inline(tool):
             return tool.function(args, self.context)
@@ -364,12 +433,18 @@ class Gateway:
         return (tool.parse(workable) if failed else args), failed
 
     def _execute(
-        self, call: Call, tool: Tool, args: BaseModel, key: str | None, inline: bool = False
+        self,
+        call: Call,
+        tool: Tool,
+        args: BaseModel,
+        key: str | None,
+        inline: bool = False,
+        limit: float | None = None,
     ) -> ToolResult:
         self._outcomes.started(call, arguments=args)
         token = current_actor.set(call.actor)
         try:
-            output = self._perform(call, tool, args, key, inline)
+            output = self._perform(call, tool, args, key, inline, limit)
         except FruitctlError as exc:
             return self._outcomes.failed(call, exc)
         except Exception as exc:  # a bug in a tool: report it, never its traceback
@@ -383,3 +458,8 @@ class Gateway:
             payload = args.model_dump(mode="json")
             return self._run_child(tool.child, payload, timeout, tool.child_limits)
         return tool.function(args, self.context)
+
+
+def _through(gate: Gate, execution: Callable[[], T]) -> T:
+    with gated(gate):
+        return execution()

@@ -10,6 +10,9 @@ The hash is ``sha256(prev_hash + "\\n" + canonical JSON of [seq, at, actor, even
 tool, payload])`` in hex; the first row's ``prev_hash`` is 64 zeros. It is not keyed: it detects
 tampering with some rows, not someone who rewrites every later row and the head as well.
 
+Times never go backwards: a row's ``at`` is the later of now and the previous row's ``at``, so a
+clock set back (or two processes whose clocks differ) cannot make the log read out of order.
+
 Payloads are kept in full: the log files redact, the audit is the record a person reads to learn
 exactly what changed.
 """
@@ -19,6 +22,7 @@ from __future__ import annotations
 import hashlib
 import json
 from dataclasses import asdict, dataclass, field, replace
+from datetime import datetime
 from typing import Any
 
 from sqlalchemy import Connection, Engine, text
@@ -37,7 +41,7 @@ _INSERT = text(
     f"INSERT INTO audit_log ({COLUMNS}) VALUES "
     "(:seq, :at, :actor, :event, :proposal_id, :tool, :payload, :prev_hash, :hash)"
 )
-_LAST = text("SELECT seq, hash FROM audit_log ORDER BY seq DESC LIMIT 1")
+_LAST = text("SELECT seq, hash, at FROM audit_log ORDER BY seq DESC LIMIT 1")
 _READ_HEAD = text("SELECT value FROM config WHERE key = :key")
 _WRITE_HEAD = text(
     "INSERT INTO config (key, value, updated, updated_by) VALUES (:key, :value, :at, :actor) "
@@ -111,8 +115,8 @@ class AuditLog:
         back with the change it records. That transaction is IMMEDIATE: no other writer can
         take the next seq between reading the chain's end and inserting."""
         _require_write_transaction(conn)
-        seq, prev_hash = _chain_end(conn)
-        at = format_datetime(now())
+        seq, prev_hash, prev_at = _chain_end(conn)
+        at = format_datetime(max(now(), prev_at) if prev_at is not None else now())
         row = _Row(seq, at, actor, event, proposal_id, tool, canonical(payload), prev_hash, "")
         row = replace(row, hash=row.expected_hash())
         conn.execute(_INSERT, asdict(row))
@@ -170,16 +174,24 @@ def _require_write_transaction(conn: Connection) -> None:
         )
 
 
-def _chain_end(conn: Connection) -> tuple[int, str]:
-    """The next seq and the hash it follows. The head wins over the table's last row: after a
-    removal at the end the next row still links to the removed one, so ``verify`` keeps
-    reporting the removal instead of a new row quietly taking its place."""
+def _chain_end(conn: Connection) -> tuple[int, str, datetime | None]:
+    """The next seq, the hash it follows and the time of the last row. The head wins over the
+    table's last row: after a removal at the end the next row still links to the removed one,
+    so ``verify`` keeps reporting the removal instead of a new row quietly taking its place."""
     last = conn.execute(_LAST).one_or_none()
     head = _parse_head(conn.execute(_READ_HEAD, {"key": HEAD_KEY}).scalar())
     last_seq, last_hash = (last[0], last[1]) if last else (0, GENESIS)
+    last_at = _time_of(last[2]) if last else None
     if head is None:
-        return last_seq + 1, last_hash
-    return max(last_seq, head[0]) + 1, head[1]
+        return last_seq + 1, last_hash, last_at
+    return max(last_seq, head[0]) + 1, head[1], last_at
+
+
+def _time_of(at: str) -> datetime | None:
+    try:
+        return datetime.fromisoformat(at)
+    except ValueError:  # an edited row: ``verify`` reports it; time goes on from now
+        return None
 
 
 def _parse_head(value: str | None) -> tuple[int, str] | None:

@@ -14,6 +14,10 @@ FAILED), executed exactly once, each step in one transaction with its audit row 
 - **Decided through the gateway.** ``Gateway.decide`` asks the policy again before it calls
   ``approve`` (which takes that allowing ``Decision``); a refusal is ``hold``: the proposal stays
   PENDING with the reason. No front door calls this engine to decide.
+- **Never failed while it may land.** An execution runs whole on a worker (``within``: the
+  gateway's ``run_write``); one still running at its deadline is answered ``outcome_unknown``
+  and noted so in the audit, and the worker records its true end (EXECUTED or FAILED) - or,
+  if the process dies first, ``recover()`` replays it on the next start.
 - **Nothing changed is not a success.** An execution whose every item failed (the seed's
   partial-failure answer with nothing done) ends FAILED with the reasons.
 """
@@ -38,8 +42,12 @@ from fruitctl.domain.errors import (
     ExecutionFailed,
     FruitctlError,
     InvalidParams,
+    OutcomeUnknown,
     PermissionDenied,
     ProposalNotFound,
+    StorageFault,
+    StoreBusy,
+    Timeout,
     from_code,
 )
 from fruitctl.domain.writes import writing
@@ -49,6 +57,14 @@ from fruitctl.tools.model import Change, Tool
 from fruitctl.tools.registry import ToolRegistry
 
 Runner = Callable[[Tool, BaseModel], Any]
+Within = Callable[[Tool, Callable[[], Proposal], str, float | None], Proposal]
+"""Runs one execution (``tool``, the work, the proposal id, a door's limit) under its deadline."""
+
+
+def _at_once(
+    tool: Tool, execution: Callable[[], Proposal], proposal_id: str, limit: float | None
+) -> Proposal:
+    return execution()
 
 
 class Approvals:
@@ -59,11 +75,13 @@ class Approvals:
         context: ToolContext,
         run: Runner,
         ttl_seconds: float,
+        within: Within = _at_once,
     ) -> None:
         self._store = store
         self._registry = registry
         self._context = context
         self._run = run
+        self._within = within
         self._ttl = ttl_seconds
         self._me = claims.of_this_process()
 
@@ -102,13 +120,15 @@ class Approvals:
         key: str | None = None,
         *,
         trace_id: str | None = None,
+        limit: float | None = None,
     ) -> Any:
-        """A write the policy allows: recorded as an approved proposal and executed at once.
-        Its answer is the tool's own, a batch with failed items included."""
+        """A write the policy allows: recorded as an approved proposal and executed at once
+        (within a door's ``limit``, if any). Its answer is the tool's own, a batch with failed
+        items included."""
         filed = self._file(tool, args, actor, key, trace_id=trace_id, approved=True)
         if filed.status != "APPROVED" or filed.claim != self._me:  # an idempotent repeat
             return self._outcome(filed)
-        return self._outcome(self._execute(filed))
+        return self._outcome(self._run_within(filed, limit))
 
     def _file(
         self,
@@ -158,7 +178,7 @@ class Approvals:
 
     def get(self, proposal_id: str, actor: Actor | None = None) -> dict[str, Any]:
         """A proposal; an agent only ever sees its own (others do not exist for it)."""
-        self.expire_due()
+        self._expire_if_writable()
         found = self._store.get(proposal_id)
         if actor is not None and actor.kind == "agent" and identity_of(found.actor) != actor.label:
             raise ProposalNotFound(f"No proposal found with ID: '{proposal_id}'.")
@@ -169,9 +189,18 @@ class Approvals:
     ) -> list[dict[str, Any]]:
         """Proposals newest first, optionally of one status; an agent ``actor`` sees only its
         own (as in ``get``)."""
-        self.expire_due()
+        self._expire_if_writable()
         own = actor.label if actor is not None and actor.kind == "agent" else None
         return [self._view(p) for p in self._store.recent(status, limit, own)]
+
+    def arrivals(
+        self, position: int | None, latest: int = 1
+    ) -> tuple[int, int, list[dict[str, Any]]]:
+        """Pending proposals filed after ``position`` (``ProposalStore.filed_after``): the new
+        position, how many, and the ``latest`` of them (id, summary, actor), for a notifier."""
+        end, count, found = self._store.filed_after(position, latest)
+        shown = [{"id": p.id, "summary": p.summary, "actor": p.actor} for p in found]
+        return end, count, shown
 
     # -- deciding (people only, through Gateway.decide) -----------------------------------------
 
@@ -190,7 +219,7 @@ class Approvals:
         _person(actor, "approve")
         self.expire_due()
         claimed = self._store.claim(proposal_id, actor.label, self._me)
-        done = self._execute(self._verify(claimed))
+        done = self._run_within(self._verify(claimed))
         if done.status == "FAILED":
             raise _error_of(done)
         return self._view(done)
@@ -226,6 +255,13 @@ class Approvals:
     def expire_due(self) -> int:
         return self._store.expire_due()
 
+    def _expire_if_writable(self) -> None:
+        """Before a read: mark what is due EXPIRED - unless the store cannot be written now
+        (another process's write, a read-only disk). A read never fails for that; what it
+        shows is then as stored, and the next write (a claim above all) checks expiry itself."""
+        with contextlib.suppress(StoreBusy, StorageFault):
+            self.expire_due()
+
     def recover(self) -> list[str]:
         """Finish what a killed process left APPROVED (replaying its recorded writes), or
         return it to PENDING if it had not been verified - so nothing runs twice."""
@@ -260,6 +296,20 @@ class Approvals:
             self._store.finish(claimed, "FAILED", error=error.to_dict())
             raise error
         return self._store.verified(claimed.id)
+
+    def _run_within(self, approved: Proposal, limit: float | None = None) -> Proposal:
+        """``_execute`` under its deadline; past it, the audit says the outcome is unknown
+        (the proposal stays APPROVED until the execution records how it ended). One that never
+        started (``Timeout``) ends FAILED: nothing ran, nothing will."""
+        tool = self._tool(approved.tool)
+        try:
+            return self._within(tool, lambda: self._execute(approved), approved.id, limit)
+        except OutcomeUnknown as exc:
+            self._store.unknown(approved, exc.to_dict())
+            raise
+        except Timeout as exc:  # a no-op if the execution ran and ended itself
+            self._store.finish(approved, "FAILED", error=exc.to_dict())
+            raise
 
     def _execute(self, approved: Proposal) -> Proposal:
         tool = self._tool(approved.tool)

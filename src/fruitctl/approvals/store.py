@@ -25,6 +25,13 @@ COLUMNS = (
 )
 _JSON = ("args", "before", "result", "error", "inverse")  # stored as canonical JSON text
 _SELECT = f"SELECT {COLUMNS} FROM proposals"
+# The store's clock, in epoch seconds: every expiry decision is taken by SQLite inside the
+# statement that acts on it, so two processes - whatever their own clocks say - agree.
+STORE_NOW = "((julianday('now') - 2440587.5) * 86400.0)"
+_EXPIRE = text(
+    "UPDATE proposals SET status = 'EXPIRED', resolved_at = :now, resolved_by = 'system:ttl' "
+    f"WHERE id = :id AND status = 'PENDING' AND expires_at <= {STORE_NOW}"
+)
 # A proposal's actor is stored as shown (``agent:uid:1000/claude``); who filed it is the identity
 # before the display name, so renaming never changes whose proposals these are.
 _BY_IDENTITY = "(actor = :actor OR substr(actor, 1, length(:actor) + 1) = :actor || '/')"
@@ -118,6 +125,24 @@ class ProposalStore:
         with self._reader.connect() as conn:
             return [Proposal.from_row(r) for r in conn.execute(text(query), values)]
 
+    def filed_after(self, position: int | None, latest: int) -> tuple[int, int, list[Proposal]]:
+        """For announcing arrivals: where the table ends now (the position of the last proposal
+        filed), how many filed after ``position`` still wait, and the ``latest`` of those, newest
+        first. Positions are rowids: filing is serialised, so none can later appear at or before
+        a position seen - a cursor misses nothing and counts nothing twice. ``position`` None:
+        only where the table ends."""
+        with self._reader.connect() as conn:
+            end = conn.execute(text("SELECT coalesce(max(rowid), 0) FROM proposals")).scalar_one()
+            if position is None:
+                return int(end), 0, []
+            where = "rowid > :after AND rowid <= :end AND status = 'PENDING' AND expires_at > :now"
+            values = {"after": position, "end": end, "now": time.time(), "latest": latest}
+            counted = f"SELECT count(*) FROM proposals WHERE {where}"
+            count = conn.execute(text(counted), values).scalar_one()
+            query = f"{_SELECT} WHERE {where} ORDER BY rowid DESC LIMIT :latest"
+            found = [Proposal.from_row(r) for r in conn.execute(text(query), values)]
+            return int(end), int(count), found
+
     def approved(self) -> list[Proposal]:
         """Every proposal being executed (or left so by a process that died)."""
         with self._reader.connect() as conn:
@@ -138,20 +163,27 @@ class ProposalStore:
     def claim(self, proposal_id: str, who: str, claim: str) -> Proposal:
         """PENDING -> APPROVED by ``who``, to be executed by the process ``claim`` names: one
         conditional UPDATE in an IMMEDIATE transaction, so of two racing approvals - threads or
-        processes - exactly one wins."""
+        processes - exactly one wins. The same statement checks the proposal's time on the
+        store's clock: one past it becomes EXPIRED instead, and the claim fails."""
         with self._writer.begin() as conn:
             found = self._pending(conn, proposal_id)
             claimed = conn.execute(
                 text(
                     "UPDATE proposals SET status = 'APPROVED', resolved_at = :now, "
                     "resolved_by = :who, claim = :claim, reason = NULL "
-                    "WHERE id = :id AND status = 'PENDING'"
+                    f"WHERE id = :id AND status = 'PENDING' AND expires_at > {STORE_NOW}"
                 ),
                 {"now": time.time(), "who": who, "claim": claim, "id": proposal_id},
             )
-            if claimed.rowcount != 1:  # pragma: no cover - the IMMEDIATE lock makes this moot
-                raise Conflict(f"Proposal {proposal_id} was decided by someone else.")
-            self._log(conn, "approved", who, found, {})
+            won = claimed.rowcount == 1  # else: past its time (the lock holds the status)
+            if won:
+                self._log(conn, "approved", who, found, {})
+            else:
+                self._expire(conn, proposal_id, time.time())
+        if not won:
+            raise ProposalExpired(
+                f"Proposal {proposal_id} expired at {format_epoch(found.expires_at)}."
+            )
         return self.get(proposal_id)
 
     def hold(self, proposal_id: str, who: str, reason: str, payload: dict[str, Any]) -> None:
@@ -178,34 +210,19 @@ class ProposalStore:
         return self.get(proposal_id)
 
     def expire_due(self) -> int:
-        """PENDING -> EXPIRED for every proposal past its time; how many were due."""
-        now = time.time()
+        """PENDING -> EXPIRED for every proposal past its time on the store's clock; how many
+        were due."""
+        due = text(
+            f"SELECT id FROM proposals WHERE status = 'PENDING' AND expires_at <= {STORE_NOW}"
+        )
         with self._reader.connect() as conn:
-            due = conn.execute(
-                text("SELECT id FROM proposals WHERE status = 'PENDING' AND expires_at < :now"),
-                {"now": now},
-            )
-            ids = due.scalars().all()
+            ids = conn.execute(due).scalars().all()
         if not ids:
             return 0
+        now = time.time()
         with self._writer.begin() as conn:
             for proposal_id in ids:
-                done = conn.execute(
-                    text(
-                        "UPDATE proposals SET status = 'EXPIRED', resolved_at = :now, "
-                        "resolved_by = 'system:ttl' WHERE id = :id AND status = 'PENDING'"
-                    ),
-                    {"now": now, "id": proposal_id},
-                )
-                if done.rowcount:
-                    self._audit.append(
-                        conn,
-                        event="expired",
-                        actor="system:ttl",
-                        proposal_id=proposal_id,
-                        tool=None,
-                        payload={},
-                    )
+                self._expire(conn, proposal_id, now)
         return len(ids)
 
     def verified(self, proposal_id: str) -> Proposal:
@@ -241,6 +258,18 @@ class ProposalStore:
                 self._log(conn, "recovered", "system:recovery", proposal, {"to": "EXECUTED"})
         return bool(took.rowcount)
 
+    def unknown(self, proposal: Proposal, error: dict[str, Any]) -> None:
+        """Note that an execution ran past its deadline and may still land: an audit row, if
+        it is still running (its own ending, recorded meanwhile, says more)."""
+        with self._writer.begin() as conn:
+            running = conn.execute(
+                text("SELECT 1 FROM proposals WHERE id = :id AND status = 'APPROVED'"),
+                {"id": proposal.id},
+            ).first()
+            if running is not None:
+                actor = proposal.resolved_by or "system"
+                self._log(conn, "outcome_unknown", actor, proposal, {"error": error})
+
     def finish(
         self,
         proposal: Proposal,
@@ -250,7 +279,8 @@ class ProposalStore:
         error: dict[str, Any] | None = None,
         inverse: dict[str, Any] | None = None,
     ) -> Proposal:
-        """APPROVED -> EXECUTED or FAILED, with what it answered, why it failed, its undo."""
+        """APPROVED -> EXECUTED or FAILED, with what it answered, why it failed, its undo (and
+        its audit row); nothing at all when it is no longer APPROVED (ended already)."""
         values = {
             "id": proposal.id,
             "status": status,
@@ -259,19 +289,32 @@ class ProposalStore:
             "inverse": canonical(inverse),
         }
         with self._writer.begin() as conn:
-            conn.execute(
+            ended = conn.execute(
                 text(
                     "UPDATE proposals SET status = :status, result = :result, error = :error, "
                     "inverse = :inverse, claim = NULL WHERE id = :id AND status = 'APPROVED'"
                 ),
                 values,
             )
-            event = "executed" if status == "EXECUTED" else "failed"
-            payload = {"error": error} if error is not None else {}
-            self._log(conn, event, proposal.resolved_by or "system", proposal, payload)
+            if ended.rowcount:
+                event = "executed" if status == "EXECUTED" else "failed"
+                payload = {"error": error} if error is not None else {}
+                self._log(conn, event, proposal.resolved_by or "system", proposal, payload)
         return self.get(proposal.id)
 
     # -- helpers -------------------------------------------------------------------------------
+
+    def _expire(self, conn: Connection, proposal_id: str, now: float) -> None:
+        """PENDING -> EXPIRED, with its audit row, if it is past its time on the store's clock."""
+        if conn.execute(_EXPIRE, {"now": now, "id": proposal_id}).rowcount:
+            self._audit.append(
+                conn,
+                event="expired",
+                actor="system:ttl",
+                proposal_id=proposal_id,
+                tool=None,
+                payload={},
+            )
 
     def _get(self, conn: Connection, proposal_id: str) -> Proposal:
         found = conn.execute(text(f"{_SELECT} WHERE id = :id"), {"id": proposal_id}).first()

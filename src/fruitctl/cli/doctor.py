@@ -88,6 +88,7 @@ def _http(app: Any) -> dict[str, Any]:
 def _healthy(report: dict[str, Any]) -> bool:
     services = (report["reminders"], report["calendar"])
     fine = all(service.get("state") == OK for service in services)
+    fine = fine and all(store["state"] != "broken" for store in report["stores"].values())
     test = report.get("writeTest")
     things_fine = report["things"]["state"] != "unreadable"  # "not set up" is no problem
     return fine and things_fine and (test is None or not test.get("ran") or bool(test.get("ok")))
@@ -97,6 +98,10 @@ def _show(report: dict[str, Any]) -> None:
     line = out.print
     line(f"fruitctl {report['fruitctl']} on {report['platform']}", markup=False)
     line(f"config      {report['config']['file']}", markup=False)
+    for name, store in report["stores"].items():
+        line(f"{name + '.db':<11} {store['file']}: {store['state']}", markup=False)
+        if store.get("error"):
+            line(f"            {store['error'].get('message')}", markup=False)
     for service in ("reminders", "calendar"):
         _show_service(service, report[service])
     test = report.get("writeTest")

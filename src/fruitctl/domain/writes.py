@@ -5,18 +5,70 @@ While a proposal executes, ``writing(proposal_id)`` is active; each backend writ
 the same stored arguments in the same order every time) and records it in the same transaction
 as the write. Executing the proposal again after a crash replays the recorded writes - returning
 what they returned - and performs only the ones that never happened.
+
+A backend calls ``entering()`` where a write passes from preparing (parsing, expanding,
+building text) to changing its store: a write whose caller gave up at its deadline before then
+(``Gate.close``) stops there with ``Timeout`` and changes nothing; one already past it runs to
+completion, and its proposal records how it ended.
 """
 
 from __future__ import annotations
 
 import itertools
+import threading
 from collections.abc import Iterator
 from contextlib import contextmanager
 from contextvars import ContextVar
 
+from fruitctl.domain.errors import Timeout
+
 _current: ContextVar[tuple[str, itertools.count[int]] | None] = ContextVar(
     "fruitctl_write_token", default=None
 )
+
+
+class Gate:
+    """One execution's line between preparing a write and making it: either the write passes
+    first (and then runs to completion) or the caller closes it first (and the write stops at
+    it, having changed nothing) - never both."""
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self._passed = False
+        self._closed = False
+
+    def enter(self) -> None:
+        with self._lock:
+            if self._closed:
+                raise Timeout("The write was cancelled at its deadline; nothing was changed.")
+            self._passed = True
+
+    def close(self) -> bool:
+        """Stop the write at the gate; False when it has passed it already."""
+        with self._lock:
+            self._closed = not self._passed
+            return self._closed
+
+
+_gate: ContextVar[Gate | None] = ContextVar("fruitctl_write_gate", default=None)
+
+
+def entering() -> None:
+    """A write is about to change its store (take its write lock, send its request): past a
+    closed gate this raises ``Timeout`` instead."""
+    gate = _gate.get()
+    if gate is not None:
+        gate.enter()
+
+
+@contextmanager
+def gated(gate: Gate) -> Iterator[None]:
+    """Every write in here passes ``gate`` first (at ``entering``)."""
+    reset = _gate.set(gate)
+    try:
+        yield
+    finally:
+        _gate.reset(reset)
 
 
 @contextmanager

@@ -4,7 +4,9 @@ report - the backends and their permission, tags, and (``write_test``) a live ro
 Only what the backends say through their ports and a few optional methods is used:
 ``request_access()`` (ask macOS for access once, here, where the person can see the prompt),
 ``tags_status()`` (where tags come from and why they may not), ``access_holder()`` (the app
-macOS asks about), ``delete_list()`` (so the write test leaves nothing behind).
+macOS asks about), ``delete_list()`` (so the write test leaves nothing behind). fruitctl's own
+databases are checked by ``stores`` (the composition root's: this layer opens no database), so
+a broken one is reported here instead of ending the check.
 """
 
 from __future__ import annotations
@@ -26,9 +28,12 @@ class DoctorService:
     calendar: Callable[[], CalendarBackend]
     names: dict[str, str]
     """Service -> ``{configured} -> {used}``, e.g. ``{"reminders": "auto -> eventkit"}``."""
+    stores: Callable[[], dict[str, dict[str, Any]]] = dict
+    """Name -> ``{"file", "state": ok | not created yet | broken, "error"?}`` of each database."""
 
     def report(self, *, ask: bool = True, write_test: bool = False) -> dict[str, Any]:
         report: dict[str, Any] = {
+            "stores": self.stores(),
             "reminders": self._service("reminders", self.reminders, ask),
             "calendar": self._service("calendar", self.calendar, ask),
         }

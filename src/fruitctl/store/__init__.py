@@ -1,5 +1,5 @@
 """SQLite databases: engines with fruitctl's pragmas, brought to their newest schema by Alembic."""
 
-from fruitctl.store.engine import open_database
+from fruitctl.store.engine import check, open_database
 
-__all__ = ["open_database"]
+__all__ = ["check", "open_database"]

@@ -19,7 +19,7 @@ from typing import Any, Literal
 from sqlalchemy import Connection, Engine, create_engine, event, text
 from sqlalchemy.exc import OperationalError
 
-from fruitctl.domain.errors import StorageFault
+from fruitctl.domain.errors import FruitctlError, StorageFault
 from fruitctl.private import make_dirs
 from fruitctl.store.faults import translate
 
@@ -174,3 +174,29 @@ def _read_only_pragmas(dbapi_connection: sqlite3.Connection, _record: object) ->
     cursor.execute("PRAGMA foreign_keys=ON")
     cursor.execute("PRAGMA busy_timeout=5000")
     cursor.close()
+
+
+def check(path: Path, kind: Kind) -> dict[str, Any]:
+    """What ``doctor`` says of one database file: ``ok``, ``not created yet``, or ``broken``
+    with the error (which names the file and what to do) - never an exception."""
+    found: dict[str, Any] = {"file": str(path)}
+    if not path.exists():
+        return {**found, "state": "not created yet"}
+    try:
+        engine = open_database(path, kind)
+        try:
+            with engine.connect() as conn:
+                verdict = conn.exec_driver_sql("PRAGMA quick_check").scalars().all()
+        finally:
+            engine.dispose()
+    except FruitctlError as exc:
+        return {**found, "state": "broken", "error": exc.to_dict()}
+    if verdict != ["ok"]:
+        damaged = StorageFault(
+            f"{path} is damaged ({'; '.join(map(str, verdict[:3]))}): restore it from a "
+            "backup, or move it aside and fruitctl starts a new, empty one.",
+            file=str(path),
+            reason="damaged",
+        )
+        return {**found, "state": "broken", "error": damaged.to_dict()}
+    return {**found, "state": "ok"}

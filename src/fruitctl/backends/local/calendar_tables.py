@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import NamedTuple
 
 from sqlalchemy import Connection, Engine, select, update
 
@@ -23,6 +24,19 @@ class StoredObject:
     calendar_id: str
     ics: str
     remote: str | None
+
+
+class Prepared(NamedTuple):
+    """An object's text and the index columns found from it - the CPU part of a write, done
+    before the write lock is taken."""
+
+    text: str
+    first: float
+    last: float | None
+
+    @classmethod
+    def of(cls, text: str) -> Prepared:
+        return cls(text, *occurrences.bounds(text))
 
 
 class CalendarTables:
@@ -144,17 +158,16 @@ class CalendarTables:
             for r in conn.execute(query)
         ]
 
-    def _store(self, conn: Connection, uid: str, calendar_id: str, ics: str) -> None:
+    def _store(self, conn: Connection, uid: str, calendar_id: str, made: Prepared) -> None:
         """Replace an existing object's text (and calendar), re-indexed."""
-        first, last = occurrences.bounds(ics)
         conn.execute(
             update(events)
             .where(events.c.uid == uid)
             .values(
                 calendar_id=calendar_id,
-                ics=ics,
-                first_start=first,
-                last_end=last,
+                ics=made.text,
+                first_start=made.first,
+                last_end=made.last,
                 modified=format_datetime(now()),
             )
         )

@@ -34,13 +34,20 @@ read-only flags, since they copy what the server already holds:
     ``(uid, calendar_id, ics, remote)``, to edit with ``ical_edit`` before a PUT.
 
 Reads (``calendars``, ``events``, ``get_event``) work the same on a mirror as on local events.
+
+Writes do their CPU work - building the iCalendar text, finding the first and last occurrence of
+a series - before they take the store's write lock (BEGIN IMMEDIATE), so no other process waits
+on it; under the lock they check what they read and write rows. An object changed between the
+read and the lock (rare: another process's write) is prepared again, under the lock.
 """
 
 from __future__ import annotations
 
 import logging
 import secrets
+from collections.abc import Callable
 from datetime import timedelta
+from typing import TypeVar
 
 from sqlalchemy import Connection, or_, select
 
@@ -48,7 +55,7 @@ from fruitctl.backends import ical_edit
 from fruitctl.backends import ical_events as ical
 from fruitctl.backends import ical_occurrences as occurrences
 from fruitctl.backends.local.applied import record, replayed
-from fruitctl.backends.local.calendar_tables import CalendarTables, StoredObject
+from fruitctl.backends.local.calendar_tables import CalendarTables, Prepared, StoredObject
 from fruitctl.backends.local.tables import events
 from fruitctl.domain.calendar import (
     CALENDAR_NAME_MAX,
@@ -60,7 +67,7 @@ from fruitctl.domain.calendar import (
 from fruitctl.domain.dates import format_datetime, now
 from fruitctl.domain.errors import InvalidParams, NotFound, PermissionDenied
 from fruitctl.domain.reminders import check_text
-from fruitctl.domain.writes import next_token
+from fruitctl.domain.writes import entering, next_token
 from fruitctl.ports import (
     EventChanges,
     EventRange,
@@ -73,6 +80,7 @@ from fruitctl.ports import (
 __all__ = ["CalendarTables", "LocalCalendars", "StoredObject"]
 log = logging.getLogger(__name__)
 AT_ONCE_DAYS = timedelta(days=31)  # the longest range read on a front door's event loop
+Made = TypeVar("Made", Prepared, Prepared | None)
 
 
 class LocalCalendars(CalendarTables):
@@ -132,35 +140,43 @@ class LocalCalendars(CalendarTables):
         token = next_token()
         uid = secrets.token_hex(8)
         stamp = now()
+        made = Prepared.of(ical_edit.new_object(uid, new, stamp))
+        entering()
         with self._writer.begin() as conn:
             done = replayed(conn, token)
             if done is not None:  # this proposal created it before a crash: report, don't redo
                 return self._event(conn, done["id"])
             calendar = self._writable(conn, new.calendar_id)
-            text = ical_edit.new_object(uid, new, stamp)
-            first, last = occurrences.bounds(text)
             record(conn, token, {"id": uid})
             conn.execute(
                 events.insert().values(
                     uid=uid,
                     calendar_id=calendar.id,
-                    ics=text,
-                    first_start=first,
-                    last_end=last,
+                    ics=made.text,
+                    first_start=made.first,
+                    last_end=made.last,
                     created=format_datetime(stamp),
                     modified=format_datetime(stamp),
                 )
             )
-            return ical.series_event(text, calendar)
+        return ical.series_event(made.text, calendar)
 
     def update_event(self, event_id: str, changes: EventChanges, scope: EventScope) -> Event:
         """Returns the occurrence for an occurrence change, else the event (series) itself:
         moving a series renames its occurrences, so the id given may name none any more."""
         token = next_token()
-        with self._writer.begin() as conn:
-            stored, key = self._locate(conn, event_id)
+        with self._engine.connect() as conn:
+            read, key = self._locate(conn, event_id)
             if replayed(conn, token) is not None:
-                return self._event(conn, event_id if scope == "occurrence" else stored.uid)
+                return self._event(conn, event_id if scope == "occurrence" else read.uid)
+
+        def edit(text: str) -> Prepared:
+            return Prepared.of(ical_edit.apply_changes(text, changes, scope, key, now()))
+
+        made = edit(read.ics)
+        entering()
+        with self._writer.begin() as conn:
+            stored, made = self._again(conn, event_id, read, made, edit)
             target = self._writable(conn, changes.get("calendarId", stored.calendar_id))
             if key is not None and scope == "occurrence" and target.id != stored.calendar_id:
                 raise InvalidParams(
@@ -168,32 +184,41 @@ class LocalCalendars(CalendarTables):
                     field="calendarId",
                 )
             self._writable(conn, stored.calendar_id)
-            text = ical_edit.apply_changes(stored.ics, changes, scope, key, now())
             record(conn, token, {"id": event_id})
-            self._store(conn, stored.uid, target.id, text)
-            if key is not None and scope == "occurrence":
-                return ical.occurrence_event(text, target, key)
-            return ical.series_event(text, target)
+            self._store(conn, stored.uid, target.id, made)
+        if key is not None and scope == "occurrence":
+            return ical.occurrence_event(made.text, target, key)
+        return ical.series_event(made.text, target)
 
     def delete_event(self, event_id: str, scope: EventScope) -> None:
         token = next_token()
-        with self._writer.begin() as conn:
+        with self._engine.connect() as conn:
             if replayed(conn, token) is not None:
                 return
-            stored, key = self._locate(conn, event_id)
-            self._writable(conn, stored.calendar_id)
-            record(conn, token, {"id": event_id})
+            read, key = self._locate(conn, event_id)
+
+        def edit(text: str) -> Prepared | None:
+            """What is left of the object: None when it goes whole."""
             if key is not None and scope == "occurrence":
-                text = ical_edit.remove_occurrence(stored.ics, key, now())
-                self._store(conn, stored.uid, stored.calendar_id, text)
-                return
-            if key is None and scope == "occurrence" and ical.is_series(ical.parse(stored.ics)):
+                return Prepared.of(ical_edit.remove_occurrence(text, key, now()))
+            if key is None and scope == "occurrence" and ical.is_series(ical.parse(text)):
                 raise InvalidParams(
                     f"Event '{event_id}' is a recurring series: give an occurrence id to delete "
                     "one occurrence, or scope 'series' to delete them all.",
                     field="scope",
                 )
-            conn.execute(events.delete().where(events.c.uid == stored.uid))
+            return None
+
+        made = edit(read.ics)
+        entering()
+        with self._writer.begin() as conn:
+            stored, made = self._again(conn, event_id, read, made, edit)
+            self._writable(conn, stored.calendar_id)
+            record(conn, token, {"id": event_id})
+            if made is None:
+                conn.execute(events.delete().where(events.c.uid == stored.uid))
+            else:
+                self._store(conn, stored.uid, stored.calendar_id, made)
 
     # -- helpers ---------------------------------------------------------------------------------
 
@@ -203,6 +228,19 @@ class LocalCalendars(CalendarTables):
         if key is None:
             return ical.series_event(stored.ics, calendar)
         return ical.occurrence_event(stored.ics, calendar, key)
+
+    def _again(
+        self,
+        conn: Connection,
+        event_id: str,
+        read: StoredObject,
+        made: Made,
+        edit: Callable[[str], Made],
+    ) -> tuple[StoredObject, Made]:
+        """Under the write lock: the object as stored now, and ``made`` - prepared again from it
+        if it changed since ``read`` (another process wrote it meanwhile)."""
+        stored, _ = self._locate(conn, event_id)
+        return stored, made if stored.ics == read.ics else edit(stored.ics)
 
     def _locate(self, conn: Connection, event_id: str) -> tuple[StoredObject, str | None]:
         """The stored object an id names, and the occurrence key in it (if any). A UID that

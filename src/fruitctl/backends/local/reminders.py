@@ -21,7 +21,7 @@ from fruitctl.domain.dates import format_datetime, now
 from fruitctl.domain.errors import InvalidParams, NotFound
 from fruitctl.domain.query import Query
 from fruitctl.domain.reminders import Reminder, ReminderList, check_text
-from fruitctl.domain.writes import next_token
+from fruitctl.domain.writes import entering, next_token
 from fruitctl.ports import (
     EventRange,
     NewReminder,
@@ -192,6 +192,8 @@ class LocalReminders:
         stamp = now()
         ids = reminder_ids(len(items))
         token = next_token()
+        new_rows = [self._new_row(rid, item, stamp) for rid, item in zip(ids, items, strict=True)]
+        entering()  # the rows are built: only SQL under the write lock
         with self._writer.begin() as conn:
             replayed = applied.replayed(conn, token)
             if replayed is not None:  # done before, by this same proposal: report, don't redo
@@ -200,10 +202,7 @@ class LocalReminders:
                 return [found[rid] for rid in ids if rid in found]
             applied.record(conn, token, {"ids": ids})
             self._require_lists(conn, {item.list_id for item in items})
-            conn.execute(
-                reminders.insert(),
-                [self._new_row(rid, item, stamp) for rid, item in zip(ids, items, strict=True)],
-            )
+            conn.execute(reminders.insert(), new_rows)
             rows.add_tags(conn, {rid: item.tags for rid, item in zip(ids, items, strict=True)})
             found = {r.id: r for r in self._read(conn, ids)}
         return [found[rid] for rid in ids]
@@ -225,6 +224,7 @@ class LocalReminders:
         if "completionDate" in changes:
             values.update(rows.completion_columns(changes["completionDate"]))
         token = next_token()
+        entering()
         with self._writer.begin() as conn:
             if applied.replayed(conn, token) is not None:
                 return self._get(conn, reminder_id)
@@ -242,6 +242,7 @@ class LocalReminders:
 
     def delete(self, reminder_id: str) -> None:
         token = next_token()
+        entering()
         with self._writer.begin() as conn:
             if applied.replayed(conn, token) is not None:
                 return
