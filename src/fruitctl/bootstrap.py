@@ -44,6 +44,7 @@ from fruitctl.services.sync import SyncService
 from fruitctl.services.things import ThingsService
 from fruitctl.store import check as check_database
 from fruitctl.store import open_database
+from fruitctl.store.faults import translate as translate_fault
 from fruitctl.tools.catalog import all_tools
 from fruitctl.tools.context import ToolContext
 from fruitctl.tools.model import Tool, ToolDefinition
@@ -196,7 +197,8 @@ class App:
         catalog = all_tools()
         rules = governance_module.load(self.config.paths, [t.definition for t in catalog])
         registry = ToolRegistry(_governed(t, rules.apply(t.definition)) for t in catalog)
-        recorder = telemetry.CallRecorder(self.state)
+        state_db = self.config.paths.state_db
+        recorder = telemetry.CallRecorder(self.state, lambda exc: translate_fault(exc, state_db))
         context = ToolContext(self._factories(rules), rules.of)
         policy = Policy(rules, self.modes, recorder)
         log = telemetry.configure_logging(self.config.paths.log_dir)

@@ -14,6 +14,7 @@ from __future__ import annotations
 import atexit
 import os
 import secrets
+import sqlite3
 import threading
 import time
 from collections.abc import Callable
@@ -34,6 +35,9 @@ SECRET_KEYS = frozenset(
 TEXT_CAP = 80
 FLUSH_EVERY_S = 0.25
 FLUSH_AT_ROWS = 256
+# Rows kept while the store cannot take them (busy past the wait, full, read-only): enough for
+# minutes of heavy use; past it the oldest go, so a broken disk never grows the process.
+HELD_AT_MOST = 10_000
 
 
 def new_trace_id() -> str:
@@ -136,7 +140,7 @@ def configure_logging(log_dir: Path | None, *, stream: TextIO | None = None) -> 
 class _Periodic:
     """A daemon thread calling ``work`` every ``FLUSH_EVERY_S`` until stopped."""
 
-    def __init__(self, work: Callable[[], None]) -> None:
+    def __init__(self, work: Callable[[], object]) -> None:
         self._work = work
         self._stop = threading.Event()
         self._thread = threading.Thread(target=self._run, name="fruitctl-flush", daemon=True)
@@ -176,11 +180,20 @@ _INSERT = (
 COUNTED = ("ok", "failed", "proposed")
 
 
-class CallRecorder:
-    """Buffers call records and writes them in batches; counts calls for rate limits."""
+Faults = Callable[[BaseException], Exception | None]
+"""What a storage error means for a caller (the store's table of faults), None for a bug."""
 
-    def __init__(self, engine: Engine) -> None:
+
+class CallRecorder:
+    """Buffers call records and writes them in batches; counts calls for rate limits.
+
+    The records are the gateway's bookkeeping, not the caller's work: a store that cannot take
+    them (busy, full, read-only) keeps them buffered for the next flush and never fails the call
+    that made them. A read of them (a rate limit's count) that fails is the store's error."""
+
+    def __init__(self, engine: Engine, faults: Faults = lambda _exc: None) -> None:
         self._conn: Any = engine.raw_connection()
+        self._faults = faults
         self._lock = threading.Lock()
         self._pending: list[CallRecord] = []
         self._closed = False
@@ -208,7 +221,7 @@ class CallRecorder:
             query += " AND trace_id != ?"
             params.append(besides)
         with self._lock:
-            stored = [row[0] for row in self._conn.execute(query, params)]
+            stored = self._read(query, params)
             buffered = [
                 r.at
                 for r in self._pending
@@ -220,18 +233,34 @@ class CallRecorder:
             ]
         return sorted(stored + buffered)
 
-    def flush(self) -> None:
+    def _read(self, query: str, params: list[Any]) -> list[float]:
+        try:
+            return [row[0] for row in self._conn.execute(query, params)]
+        except sqlite3.Error as exc:
+            raise (self._faults(exc) or exc) from exc
+
+    def flush(self) -> bool:
+        """Writes the buffered records; False (they stay buffered) when the store cannot."""
         with self._lock:
             rows, self._pending = self._pending, []
             if not rows:
-                return
-            self._conn.execute("BEGIN IMMEDIATE")
+                return True
             try:
-                self._conn.executemany(_INSERT, [_row(r) for r in rows])
-                self._conn.execute("COMMIT")
-            except BaseException:
+                self._write(rows)
+            except sqlite3.Error:
+                self._pending = (rows + self._pending)[-HELD_AT_MOST:]
+                return False
+            return True
+
+    def _write(self, rows: list[CallRecord]) -> None:
+        self._conn.execute("BEGIN IMMEDIATE")
+        try:
+            self._conn.executemany(_INSERT, [_row(r) for r in rows])
+            self._conn.execute("COMMIT")
+        except BaseException:
+            if self._conn.in_transaction:
                 self._conn.execute("ROLLBACK")
-                raise
+            raise
 
     def close(self) -> None:
         if self._closed:
