@@ -344,3 +344,21 @@ def test_no_read_runs_on_a_loop_when_the_store_cannot_tell(home: Path) -> None:
             asyncio.run(_awaited(pending))
     finally:
         plugin.close()
+
+
+class _BrokenRule:
+    """A policy with a bug in it: whatever a rule raises must stay inside the gateway."""
+
+    def decide(self, *_: Any) -> None:
+        raise RuntimeError("a rule's bug at /home/someone/.ssh")
+
+
+def test_a_rule_that_raises_is_a_recorded_internal_error_never_a_raise(
+    custom: Gateway, log_stream: io.StringIO
+) -> None:
+    custom.policy = _BrokenRule()  # type: ignore[assignment]
+    result = custom.invoke("read_file", {"path": "/etc/hostname"}, AGENT)
+    assert (result.success, result.error_code) == (False, "internal_error")
+    assert ".ssh" not in (result.error or "")
+    crashed = [e for e in events(custom, log_stream) if e["event"] == "tool_call_crashed"]
+    assert [e["trace_id"] for e in crashed] == [result.trace_id]

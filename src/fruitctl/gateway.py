@@ -124,6 +124,8 @@ class Gateway:
             decision = self.policy.decide(tool, parsed, call.actor, self.context)
         except FruitctlError as exc:
             return self._outcomes.failed(call, exc)
+        except Exception as exc:  # a bug in a rule: a recorded internal error, never a raise
+            return self._outcomes.crashed(call, exc)
         if decision.verdict == "propose" and self.approvals is not None:
             return self._proposed(call, tool, parsed, key)
         if decision.verdict != "allow":
@@ -419,6 +421,8 @@ class Gateway:
             )
         except FruitctlError as exc:
             return self._outcomes.failed(call, exc)
+        except Exception as exc:  # a bug filing it (a before-snapshot, say): recorded, not raised
+            return self._outcomes.crashed(call, exc)
         if failed:
             pending = {**pending, "failed": failed}
         return self._outcomes.proposed(call, pending)
