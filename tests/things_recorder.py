@@ -1,7 +1,8 @@
 """Things' part in the write tests: run as ``[things] open_command`` (``python things_recorder.py
-DB LOG MODE``, then the URL), it records the URL it was handed and, in mode ``apply``, does
-what Things would: ``add`` inserts the to-do, ``update`` (with the right auth token) changes it.
-Mode ``ignore`` records only (a Things that never acts), ``fail`` exits 1."""
+DB LOG MODE``), it reads the URL from its standard input as fruitctl's launcher does, records it
+(and, in ``LOG.argv``, the arguments it was run with: the URL must never be one) and, in mode
+``apply``, does what Things would: ``add`` inserts the to-do, ``update`` (with the right auth
+token) changes it. Mode ``ignore`` records only (a Things that never acts), ``fail`` exits 1."""
 
 from __future__ import annotations
 
@@ -13,7 +14,10 @@ import uuid
 from urllib.parse import parse_qsl, urlsplit
 
 
-def main(database: str, log: str, mode: str, url: str) -> int:
+def main(database: str, log: str, mode: str) -> int:
+    url = sys.stdin.read().removesuffix("\n")
+    with open(log + ".argv", "a", encoding="utf-8") as out:
+        out.write(json.dumps(_command_line()) + "\n")
     with open(log, "a", encoding="utf-8") as out:
         out.write(url + "\n")
     if mode == "fail":
@@ -38,6 +42,15 @@ def main(database: str, log: str, mode: str, url: str) -> int:
         elif parts.path in ("/update", "/update-project"):
             _update(db, params)
     return 0
+
+
+def _command_line() -> list[str]:
+    """What ``ps`` shows every local user: the kernel's copy where there is one."""
+    try:
+        with open("/proc/self/cmdline", "rb") as seen:
+            return seen.read().decode().split("\0")
+    except OSError:
+        return sys.argv
 
 
 def _packed(day: str) -> int:

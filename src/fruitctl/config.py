@@ -293,10 +293,16 @@ class ThingsConfig(Section):
         "in Things' Group Container (ThingsData-*/ or the older place); elsewhere unset.",
     )
     open_command: list[str] = Field(
-        default_factory=lambda: ["open", "-g"] if sys.platform == "darwin" else [],
-        description="The program (and its arguments) a things:/// URL is handed to, as one more "
-        "argument, without a shell. Default on a Mac: open -g; elsewhere unset (writes answer "
-        "unsupported).",
+        default_factory=lambda: (
+            [sys.executable, "-m", "fruitctl.backends.things.launch"]
+            if sys.platform == "darwin"
+            else []
+        ),
+        description="The program (and its arguments) a things:/// URL is handed to, on its "
+        "standard input - never as an argument, which every local user could read while it "
+        "runs (an update's URL carries Things' token). Default on a Mac: fruitctl's launcher "
+        "(python -m fruitctl.backends.things.launch, opening it as open -g would); elsewhere "
+        "unset (writes answer unsupported).",
     )
     confirm_seconds: float = Field(
         5,

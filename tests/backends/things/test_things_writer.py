@@ -113,6 +113,22 @@ def test_an_update_carries_the_token_and_is_confirmed(
     assert "auth-token" in done.url_params and AUTH_TOKEN not in repr(done)
 
 
+def test_the_token_is_never_an_argument_another_user_could_read(
+    fixture: ThingsFixture, tmp_path: Path
+) -> None:
+    log = tmp_path / "urls.log"
+    things = writer(fixture, log)
+    assert things.update("todo-inbox", {"title": "Sort the post"}).confirmed
+    assert things.update_project("proj-move", {"title": "Move flat"}).confirmed
+    assert things.create(NewToDo(title="Stamps")).confirmed
+    # What ps showed of each launch (the kernel's copy): the program, never the URL.
+    shown = [json.loads(line) for line in (tmp_path / "urls.log.argv").read_text().splitlines()]
+    assert len(shown) == 3
+    assert not any("things:" in arg or AUTH_TOKEN in arg for argv in shown for arg in argv)
+    # ...yet Things got the token: on standard input.
+    assert [AUTH_TOKEN in line for line in log.read_text().splitlines()] == [True, True, False]
+
+
 def test_without_a_token_an_update_says_how_to_enable_it(
     fixture: ThingsFixture, tmp_path: Path
 ) -> None:

@@ -5,8 +5,10 @@ writer watches the database until the change is there - the new to-do (found by 
 list and a creation time after the launch), or the changed fields - for at most
 ``confirm_seconds``. What it did not see is reported as sent and not confirmed, never as done.
 
-The URL goes to ``open_command`` (``["open", "-g"]`` on a Mac) as one argument: no shell, and
-nothing of it - the update's auth token least of all - in an error or a log line.
+The URL goes to ``open_command`` on its standard input (on a Mac, fruitctl's own launcher,
+``launch.py``), never as an argument: a program's arguments are readable by every local user
+while it runs, and an update's URL carries Things' auth token. No shell, and nothing of the
+URL in an error or a log line.
 """
 
 from __future__ import annotations
@@ -35,7 +37,11 @@ POLL_SECONDS = 0.1
 SLACK_SECONDS = 2.0  # clocks of one machine; Things stamps creation with whole seconds
 NOT_ON_THIS_SYSTEM = (
     "Writing to Things needs its URL scheme, which only a Mac with Things 3 has: set "
-    '[things] open_command (on a Mac: ["open", "-g"]) to send writes.'
+    "[things] open_command (a program that reads the URL on its standard input) to send writes."
+)
+STDIN_HINT = (
+    " [things] open_command is handed the URL on its standard input, never as an argument; "
+    "the default on a Mac, python -m fruitctl.backends.things.launch, reads it there."
 )
 
 
@@ -194,7 +200,8 @@ class ThingsWriter:
         program = self._command[0]
         try:
             done = subprocess.run(
-                [*self._command, url],
+                self._command,  # the URL is not an argument: see the module docstring
+                input=url.encode("ascii") + b"\n",
                 check=False,
                 capture_output=True,
                 timeout=LAUNCH_SECONDS,
@@ -207,6 +214,7 @@ class ThingsWriter:
         if done.returncode != 0:
             raise BackendUnavailable(
                 f"Could not hand the write to Things: {program} exited {done.returncode}."
+                + STDIN_HINT
             )
 
     def _confirmed(
