@@ -6,14 +6,17 @@ items of a batch can work at all (fail fast)."""
 from __future__ import annotations
 
 import hashlib
+import os
+import stat
 from collections.abc import Callable
-from pathlib import Path
 from typing import Any
 
 from fruitctl.domain.errors import FruitctlError, NotFound
 from fruitctl.domain.reminders import priority_name
 from fruitctl.tools.context import ToolContext
 from fruitctl.tools.model import Args, Change, Snapshot
+
+HASH_CHUNK = 1 << 20  # a before-snapshot hashes a file of any size in 1 MiB steps
 
 Failed = list[dict[str, Any]]
 
@@ -156,16 +159,23 @@ def _delete_diff(args: Args, before: Snapshot) -> list[dict[str, Any]]:
 
 
 def _file_state(path: str) -> Snapshot:
-    target = Path(path)
+    """What is at ``path`` now, for telling later whether it changed: its size and a hash read
+    in chunks (a file of any size costs one chunk of memory), never through a final symlink,
+    never a file's content."""
     try:
-        data = target.read_bytes() if target.is_file() and not target.is_symlink() else None
-        exists = data is not None or target.exists()
-    except OSError:  # a name too long, a loop, no access: nothing there this call could use
-        data, exists = None, False
-    if data is None:
-        return {"path": path, "exists": exists, "sha256": None, "size": None}
-    digest = hashlib.sha256(data).hexdigest()
-    return {"path": path, "exists": True, "sha256": digest, "size": len(data)}
+        fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK)
+    except FileNotFoundError:
+        return {"path": path, "exists": False, "sha256": None, "size": None}
+    except OSError:  # a symlink, a loop, a name too long, no access: nothing this call may use
+        return {"path": path, "exists": os.path.lexists(path), "sha256": None, "size": None}
+    with os.fdopen(fd, "rb") as opened:
+        if not stat.S_ISREG(os.fstat(fd).st_mode):
+            return {"path": path, "exists": True, "sha256": None, "size": None}
+        digest, size = hashlib.sha256(), 0
+        while chunk := opened.read(HASH_CHUNK):
+            digest.update(chunk)
+            size += len(chunk)
+    return {"path": path, "exists": True, "sha256": digest.hexdigest(), "size": size}
 
 
 def _write_diff(args: Args, before: Snapshot) -> list[dict[str, Any]]:
