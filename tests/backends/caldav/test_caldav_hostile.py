@@ -10,13 +10,15 @@ from collections.abc import Callable, Iterator
 from typing import Any
 
 import pytest
-from caldav_server import Account, FaultProxy, OpenBackend, Radicale, running_proxy
+from caldav_server import Account, FaultProxy, OpenBackend, Radicale, running_proxy, vtodo
 from hostile_caldav import Gauge, huge_answer, never_answer, trickle
 
 from fruitctl.backends.caldav import CaldavReminders
 from fruitctl.backends.caldav.errors import AnswerTooLarge
-from fruitctl.domain.errors import Timeout
+from fruitctl.domain.errors import BackendUnavailable, Timeout
+from fruitctl.ports import NewReminder, ReminderQuery, ReminderScope
 
+EVERYTHING = ReminderQuery(ReminderScope(None, "all"))
 DEADLINE_S = 4.0
 """The configured deadline ([caldav] timeout_seconds) of these tests: above the trickle's two
 seconds a byte, so no per-read timeout ever fires and only the overall deadline can end it."""
@@ -62,7 +64,7 @@ def _within(seconds: float, call: Callable[[], Any]) -> Any:
     thread = threading.Thread(target=run, daemon=True)
     thread.start()
     thread.join(seconds)
-    assert not thread.is_alive(), f"still running after {seconds} s: never cut off"
+    assert not thread.is_alive(), f"still running after {seconds} s"
     return outcome[0]
 
 
@@ -124,3 +126,44 @@ def test_a_huge_answer_is_stopped_past_the_cap(
     _hung_up(gauge)
     assert gauge.sent < SENT_BOUND
     assert hostile.sync().collections == 2
+
+
+# -- the mirror is not held hostage -------------------------------------------------------------
+
+
+def test_reads_answer_from_the_mirror_while_a_sync_waits_on_a_trickle(
+    open_backend: OpenBackend, caldav_account: Account, proxy: FaultProxy
+) -> None:
+    # Every read wants a sync (staleness 0); the deadline is long, so only the test ends the
+    # trickle: a read that waited for the sync would wait for the test itself.
+    backend = open_backend(
+        url=f"{proxy.url}{caldav_account.username}/",
+        timeout_seconds=TEST_DEADLINE_S,
+        staleness_seconds=0,
+    )
+    backend.create([NewReminder(list_id=backend.lists()[0].id, title="kept")])
+    calendar = caldav_account.made[0]
+    assert caldav_account.put(calendar + "new.ics", vtodo("new", "SUMMARY:added elsewhere")) == 201
+    gauge, stop = Gauge(), threading.Event()
+    proxy.inject(trickle(gauge, 0.5, stop=stop), "REPORT")
+    syncing: list[Any] = []
+    sync = threading.Thread(target=lambda: syncing.append(_outcome(backend.sync)), daemon=True)
+    sync.start()
+    try:
+        assert gauge.started.wait(TEST_DEADLINE_S)
+        titles = _within(TEST_DEADLINE_S / 3, lambda: [r.title for r in backend.fetch(EVERYTHING)])
+        lists = _within(TEST_DEADLINE_S / 3, lambda: [lst.name for lst in backend.lists()])
+        assert (titles, lists) == (["kept"], ["Reminders"])
+        assert sync.is_alive() and not gauge.finished.is_set()  # the sync still waits
+    finally:
+        stop.set()
+    sync.join(TEST_DEADLINE_S)
+    assert isinstance(syncing[0], BackendUnavailable)  # the answer broke off: try again
+    assert sorted(r.title for r in backend.fetch(EVERYTHING)) == ["added elsewhere", "kept"]
+
+
+def _outcome(call: Callable[[], Any]) -> Any:
+    try:
+        return call()
+    except Exception as exc:  # the outcome under test
+        return exc

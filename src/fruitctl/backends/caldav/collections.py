@@ -30,6 +30,18 @@ def unchanged(remote: RemoteCollection, known: Known) -> bool:
     return remote.ctag is not None and remote.ctag == known.ctag
 
 
+def unmirrored(
+    pairs: Sequence[tuple[RemoteCollection, Known]], stored: dict[str, dict[str, str | None]]
+) -> list[str]:
+    """The hrefs of the collections a sync reads whole: changed, never synced, and with
+    nothing mirrored (``stored``: each collection's ETags by its id)."""
+    return [
+        known.href
+        for remote, known in pairs
+        if not unchanged(remote, known) and not known.sync_token and not stored[known.id]
+    ]
+
+
 def match(
     chosen: Sequence[tuple[RemoteCollection, frozenset[str]]], before: Sequence[Known]
 ) -> list[tuple[RemoteCollection, Known]]:

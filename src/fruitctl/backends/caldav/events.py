@@ -177,16 +177,18 @@ class CaldavCalendars:
         name = check_text("name", name, limit=CALENDAR_NAME_MAX).strip()
         if not name:
             raise InvalidParams("'name' must not be empty.", field="name")
+        self.mirror.ensure_fresh()
         with self.mirror.lock:
-            if any(c.name.casefold() == name.casefold() for c in self.calendars()):
+            if any(c.name.casefold() == name.casefold() for c in self._local.calendars()):
                 raise InvalidParams(f"A calendar named '{name}' already exists.", field="name")
-            known = self.mirror.make_collection(name, new_uids(1)[0], "VEVENT")
+            href = self.mirror.make_collection(name, new_uids(1)[0], "VEVENT")
+        known = self.mirror.mirrored(href)
         return Calendar(id=known.id, name=name)
 
     def create_event(self, new: NewEvent) -> Event:
         (uid,) = new_uids(1)
+        self.mirror.ensure_fresh()
         with self.mirror.lock:
-            self.mirror.ensure_fresh()
             known = self._calendar(new.calendar_id)
             self._writes.create(known, uid, ical_edit.new_object(uid, new, now()))
         return self._local.get_event(uid)
@@ -194,8 +196,8 @@ class CaldavCalendars:
     def update_event(self, event_id: str, changes: EventChanges, scope: EventScope) -> Event:
         """As ``LocalCalendars.update_event``: the occurrence for an occurrence change, else the
         event (series) itself."""
+        self.mirror.ensure_fresh()
         with self.mirror.lock:
-            self.mirror.ensure_fresh()
             stored, key = self._locate(event_id)
             target = self._calendar(changes.get("calendarId", stored.collection_id))
             if key is not None and scope == "occurrence" and target.id != stored.collection_id:
@@ -213,8 +215,8 @@ class CaldavCalendars:
         return self._local.get_event(event_id if key and scope == "occurrence" else uid)
 
     def delete_event(self, event_id: str, scope: EventScope) -> None:
+        self.mirror.ensure_fresh()
         with self.mirror.lock:
-            self.mirror.ensure_fresh()
             stored, key = self._locate(event_id)
             text = stored.ics or ""
             if key is not None and scope == "occurrence":

@@ -131,11 +131,12 @@ class CaldavReminders:
         name = check_text("name", name, limit=200).strip()
         if not name:
             raise InvalidParams("'name' must not be empty.")
+        self.mirror.ensure_fresh()
         with self.mirror.lock:
-            self.mirror.ensure_fresh()
             if any(lst.name.casefold() == name.casefold() for lst in self._local.lists()):
                 raise InvalidParams(f"A list named '{name}' already exists.")
-            known = self.mirror.make_collection(name, new_uids(1)[0], "VTODO")
+            href = self.mirror.make_collection(name, new_uids(1)[0], "VTODO")
+        known = self.mirror.mirrored(href)
         return ReminderList(id=known.id, name=name, isDefault=False, count=0)
 
     def set_default_list(self, list_id: str) -> None:
@@ -144,13 +145,13 @@ class CaldavReminders:
             self._list(list_id)
             with self.mirror.writer.begin() as conn:
                 state.set_meta(conn, DEFAULT_LIST_KEY, list_id)
-            self.mirror.sync()
+        self.mirror.sync()
 
     def create(self, items: Sequence[NewReminder]) -> list[Reminder]:
         stamp = now()
         uids = new_uids(len(items))
+        self.mirror.ensure_fresh()
         with self.mirror.lock:
-            self.mirror.ensure_fresh()
             targets = [self._list(item.list_id) for item in items]
             done: list[str] = []
             try:
@@ -162,8 +163,8 @@ class CaldavReminders:
         return [self._local.get(uid) for uid in uids]
 
     def update(self, reminder_id: str, changes: ReminderChanges) -> Reminder:
+        self.mirror.ensure_fresh()
         with self.mirror.lock:
-            self.mirror.ensure_fresh()
             stored = self._stored(reminder_id)
             target = self._list(changes["listId"]) if "listId" in changes else None
             text = todos.changed_text(stored.ics or "", changes, now())
@@ -175,8 +176,8 @@ class CaldavReminders:
         return self._local.get(reminder_id)
 
     def delete(self, reminder_id: str) -> None:
+        self.mirror.ensure_fresh()
         with self.mirror.lock:
-            self.mirror.ensure_fresh()
             self._writes.remove(self._stored(reminder_id))
 
     def _stored(self, reminder_id: str) -> Stored:

@@ -125,14 +125,22 @@ def drop_collections(conn: Connection, ids: Collection[str]) -> None:
         conn.execute(delete(collections).where(collections.c.id.in_(list(ids))))
 
 
-def filled(conn: Connection) -> set[str]:
-    """The ids of the collections that have objects in the mirror."""
-    return set(conn.execute(select(objects.c.collection_id).distinct()).scalars())
-
-
 def etags(conn: Connection, collection_id: str) -> dict[str, str | None]:
     query = select(objects.c.href, objects.c.etag).where(objects.c.collection_id == collection_id)
     return {href: etag for href, etag in conn.execute(query)}
+
+
+def untouched(conn: Connection, before: dict[str, str | None], hrefs: Iterable[str]) -> set[str]:
+    """Those of ``hrefs`` the mirror holds as ``before`` says it did (href -> ETag; an href
+    not in it must still be absent): nothing wrote them since."""
+    wanted = sorted(set(hrefs))
+    now: dict[str, str | None] = {}
+    for start in range(0, len(wanted), CHUNK):
+        chunk = wanted[start : start + CHUNK]
+        query = select(objects.c.href, objects.c.etag).where(objects.c.href.in_(chunk))
+        now.update({href: etag for href, etag in conn.execute(query)})
+    absent = object()
+    return {h for h in wanted if now.get(h, absent) == before.get(h, absent)}
 
 
 def put_objects(conn: Connection, items: Sequence[tuple[Stored, str | None]]) -> None:

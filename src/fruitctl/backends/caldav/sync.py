@@ -13,6 +13,11 @@ short keeps what it did and the next one resumes.
 Each component has its *kind* (``VTODO`` -> reminders, ``VEVENT`` -> events), which says which
 collections it mirrors and how one object becomes rows. An object that cannot be read is logged,
 skipped, and remembered by its ETag, so it is not fetched again until it changes.
+
+A sync waits on the server without the mirror's lock: it takes it only to apply what came back,
+so a read never queues behind a slow server, and a write waits at most for one batch to be
+stored. What a write changed meanwhile is not undone: an object is applied (or removed) only
+where the mirror still holds the ETag it held before the server was asked.
 """
 
 from __future__ import annotations
@@ -29,7 +34,7 @@ from sqlalchemy import Connection, Engine
 
 from fruitctl.backends.caldav import state
 from fruitctl.backends.caldav.client import Dav
-from fruitctl.backends.caldav.collections import Ahead, match, unchanged
+from fruitctl.backends.caldav.collections import Ahead, match, unchanged, unmirrored
 from fruitctl.backends.caldav.errors import SyncUnsupported
 from fruitctl.backends.caldav.state import Known, Stored
 from fruitctl.backends.caldav.wire import Listing, RemoteCollection
@@ -107,7 +112,11 @@ class Mirror:
         self.writer = engine.execution_options(**WRITE)
         self.kinds = {kind.component: kind for kind in kinds}
         self.options = options
-        self.lock = threading.RLock()  # a sync and a write never interleave in one process
+        self.lock = threading.RLock()
+        """Held to change the mirror: by a write for the whole of it (server and mirror), by a
+        sync only while it applies what it fetched."""
+        self._syncing = threading.Lock()
+        """One sync at a time; taken before ``lock``, never while holding it."""
         self.created: set[str] = set()
         self._fresh_until = 0.0
         self._synced_before = False
@@ -133,9 +142,19 @@ class Mirror:
     # -- freshness ------------------------------------------------------------------------------
 
     def ensure_fresh(self) -> None:
-        """Sync first if the last sync is older than the staleness bound."""
-        if time.monotonic() >= self._fresh_until:
-            self.sync()
+        """Sync first if the last sync is older than the staleness bound - unless one is under
+        way in another thread: then the mirror answers as it is, rather than wait on the server
+        behind it (before the first sync ever, there is nothing to answer from: it waits).
+        Never called holding ``lock``."""
+        if time.monotonic() < self._fresh_until:
+            return
+        if not self._syncing.acquire(blocking=not self._synced_before):
+            return
+        try:
+            if time.monotonic() >= self._fresh_until:  # the sync waited for may have done it
+                self._sync(None)
+        finally:
+            self._syncing.release()
 
     def access(self) -> tuple[PermissionStatus, FruitctlError | None]:
         """Whether the account lets us in, as a read would find out (a sync when stale):
@@ -150,22 +169,29 @@ class Mirror:
         return "authorized", None
 
     def sync(self, progress: ProgressCallback | None = None) -> Report:
-        with self.lock:
-            started = time.monotonic()
-            report = Report()
-            pairs = self._collections()
-            with Ahead(self.dav.everything, self._unmirrored(pairs)) as ahead:
-                for remote, known in pairs:
-                    self._sync_collection(remote, known, report, progress, ahead)
-            if report.unchanged < report.collections or not self._synced_before:
-                with self.writer.begin() as conn:
-                    for kind in self.kinds.values():
-                        kind.finish(conn)
-                    state.set_meta(conn, "synced_at", repr(time.time()))
-                self._synced_before = True
-            report.seconds = time.monotonic() - started
-            self._fresh_until = started + self.options.staleness_seconds
-            return report
+        """Bring the mirror in step with the server now (after a sync under way in another
+        thread, if any). Never called holding ``lock``."""
+        with self._syncing:
+            return self._sync(progress)
+
+    def _sync(self, progress: ProgressCallback | None) -> Report:
+        started = time.monotonic()
+        report = Report()
+        pairs = self._collections()
+        with self.engine.connect() as conn:  # what the mirror held before the server was asked
+            asked = {known.id: state.etags(conn, known.id) for _, known in pairs}
+        with Ahead(self.dav.everything, unmirrored(pairs, asked)) as ahead:
+            for remote, known in pairs:
+                self._sync_collection(remote, known, asked[known.id], report, progress, ahead)
+        if report.unchanged < report.collections or not self._synced_before:
+            with self.lock, self.writer.begin() as conn:
+                for kind in self.kinds.values():
+                    kind.finish(conn)
+                state.set_meta(conn, "synced_at", repr(time.time()))
+            self._synced_before = True
+        report.seconds = time.monotonic() - started
+        self._fresh_until = started + self.options.staleness_seconds
+        return report
 
     def _claim_account(self) -> None:
         """A mirror belongs to one account: pointed at another, it starts over."""
@@ -187,7 +213,7 @@ class Mirror:
         chosen = {
             c.href: (c, frozenset(k)) for c in self.dav.collections() if (k := self._kinds_of(c))
         }
-        with self.writer.begin() as conn:
+        with self.lock, self.writer.begin() as conn:
             before = state.known_collections(conn)
             pairs = match([(c, kinds) for c, kinds in chosen.values()], before)
             kept = {known.id: known for _, known in pairs}
@@ -207,16 +233,6 @@ class Mirror:
                     state.save_collection(conn, known)
         return pairs
 
-    def _unmirrored(self, pairs: Sequence[tuple[RemoteCollection, Known]]) -> list[str]:
-        """The hrefs of the collections that will be read whole (nothing of them mirrored)."""
-        with self.engine.connect() as conn:
-            filled = state.filled(conn)
-        return [
-            known.href
-            for remote, known in pairs
-            if not unchanged(remote, known) and not known.sync_token and known.id not in filled
-        ]
-
     def _kinds_of(self, remote: RemoteCollection) -> set[str]:
         """The components a collection is mirrored for: those its kind selects (configuration),
         and every one it holds if it was made through fruitctl."""
@@ -227,11 +243,15 @@ class Mirror:
             if kind.component in remote.components and (made_here or kind.selects(remote))
         }
 
-    def make_collection(self, name: str, cal_id: str, component: str) -> Known:
-        """A new calendar for ``component`` objects on the server, mirrored at once (whatever the
-        configuration selects: it was made through fruitctl to be used)."""
+    def make_collection(self, name: str, cal_id: str, component: str) -> str:
+        """A new calendar for ``component`` objects on the server, to be mirrored whatever the
+        configuration selects (it was made through fruitctl to be used); its href."""
         href = self.dav.make_calendar(name, cal_id, [component])
         self.remember_created(href)
+        return href
+
+    def mirrored(self, href: str) -> Known:
+        """The collection at ``href`` once a sync has mirrored it (not holding ``lock``)."""
         self.sync()
         with self.engine.connect() as conn:
             (known,) = [k for k in state.known_collections(conn) if k.href == href]
@@ -255,24 +275,24 @@ class Mirror:
         self,
         remote: RemoteCollection,
         known: Known,
+        stored: dict[str, str | None],
         report: Report,
         progress: ProgressCallback | None,
         ahead: Ahead,
     ) -> None:
+        """Bring one collection in step; ``stored``: its ETags before the server was asked."""
         report.collections += 1
         if unchanged(remote, known):
             report.unchanged += 1
             report.modes[known.name] = "unchanged"
             return
-        with self.engine.connect() as conn:
-            stored = state.etags(conn, known.id)
         listing, mode = self._listing(remote, known, ahead, empty=not stored)
         report.modes[known.name] = mode
         deleted = set(listing.deleted)
         if listing.complete:
             deleted |= set(stored) - set(listing.changed)
         wanted = [h for h, etag in listing.changed.items() if etag is None or stored.get(h) != etag]
-        self._remove(deleted & set(stored), report)
+        self._remove(deleted & set(stored), stored, report)
         total = len(wanted)
         for start in range(0, total, BATCH):
             batch = wanted[start : start + BATCH]
@@ -284,10 +304,11 @@ class Mirror:
             ]
             missing = [h for h in batch if h not in listing.texts]
             fetched = self.dav.fetch(known.href, missing) if missing else []
-            self._store(known, [*carried, *fetched], report)
+            self._store(known, [*carried, *fetched], stored, report)
             if progress:
                 progress(Progress(known.name, min(start + BATCH, total), total))
-        with self.writer.begin() as conn:
+        with self.lock, self.writer.begin() as conn:
+            # A token from before a write made meanwhile is right: the next sync asks from it.
             token = listing.token or remote.sync_token or known.sync_token
             moved = replace(known, sync_token=token, ctag=remote.ctag)
             state.save_collection(conn, moved)
@@ -312,10 +333,16 @@ class Mirror:
     # -- objects --------------------------------------------------------------------------------
 
     def _store(
-        self, known: Known, fetched: Sequence[tuple[str, str | None, str]], report: Report
+        self,
+        known: Known,
+        fetched: Sequence[tuple[str, str | None, str]],
+        asked: dict[str, str | None],
+        report: Report,
     ) -> None:
-        with self.writer.begin() as conn:
-            report.broken += self.store(conn, known, fetched)
+        """Mirror what a sync fetched, but for objects a write changed since ``asked``."""
+        with self.lock, self.writer.begin() as conn:
+            kept = state.untouched(conn, asked, [href for href, _, _ in fetched])
+            report.broken += self.store(conn, known, [f for f in fetched if f[0] in kept])
         report.fetched += len(fetched)
 
     def record(
@@ -360,12 +387,14 @@ class Mirror:
             return Stored(href, known.id, None, None, etag, None), None, None
         return Stored(href, known.id, uid, component, etag, text), parent, row
 
-    def _remove(self, hrefs: set[str], report: Report) -> None:
+    def _remove(self, hrefs: set[str], asked: dict[str, str | None], report: Report) -> None:
+        """Objects gone from the server, but for those a write changed since ``asked``."""
         if not hrefs:
             return
-        with self.writer.begin() as conn:
-            self.forget_objects(conn, hrefs)
-        report.deleted += len(hrefs)
+        with self.lock, self.writer.begin() as conn:
+            gone = state.untouched(conn, asked, hrefs)
+            self.forget_objects(conn, gone)
+        report.deleted += len(gone)
 
     def forget_objects(self, conn: Connection, hrefs: Iterable[str]) -> None:
         """Objects gone from the server: out of the mirror, rows and bookkeeping."""
