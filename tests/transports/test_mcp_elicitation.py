@@ -51,7 +51,7 @@ def test_accept_executes(app: bootstrap.App) -> None:
     assert "An agent asks to: Create 1 reminder in the default list: 'asked'" in asked[0]
     assert "title: None -> 'asked'" in asked[0]
     assert result.structured_content["status"] == "EXECUTED"
-    assert result.structured_content["resolvedBy"].startswith("human:mcp-elicitation:")
+    assert result.structured_content["resolvedBy"].startswith("human:mcp-elicitation")
     assert titles(app) == ["asked"]
 
 
