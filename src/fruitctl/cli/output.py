@@ -15,9 +15,11 @@ from typing import Any, NoReturn
 
 import typer
 from rich.console import Console
+from rich.text import Text
 
 from fruitctl.config import ConfigError
 from fruitctl.domain.errors import FruitctlError
+from fruitctl.domain.text import code_point, is_hidden
 from fruitctl.startup import CANNOT_START, StartupError
 
 EXIT_CODES: dict[str, int] = {
@@ -74,6 +76,43 @@ out = Console(highlight=False, soft_wrap=False, width=None if sys.stdout.isatty(
 err = Console(stderr=True, highlight=False, soft_wrap=True)
 
 
+# A hidden character is printed as its code point, set apart so it cannot pass for text.
+MARK_STYLE = "reverse"
+
+
+def shown(value: str | Text, keep: str = "") -> Text:
+    """What an agent or another app wrote, ready to print: never read as markup, and each
+    character that hides or reorders text (``domain.text.is_hidden``: bidi controls, zero-width
+    characters, an escape that would drive the terminal...) shown as ``[U+202E]`` - but those in
+    ``keep`` (a note's newlines)."""
+    if isinstance(value, str):  # marked before rich sees it: rich drops some controls silently
+        result = Text()
+        for char_run, hidden in _runs(value, keep):
+            result.append(*((f"[{code_point(char_run)}]", MARK_STYLE) if hidden else (char_run,)))
+        return result
+    cuts = [i for i, char in enumerate(value.plain) if is_hidden(char) and char not in keep]
+    if not cuts:
+        return value
+    result = Text(style=value.style)
+    for piece in value.divide(sorted({*cuts, *(i + 1 for i in cuts)})):
+        hidden = len(piece.plain) == 1 and is_hidden(piece.plain) and piece.plain not in keep
+        result.append_text(Text(f"[{code_point(piece.plain)}]", MARK_STYLE) if hidden else piece)
+    return result
+
+
+def _runs(text: str, keep: str) -> Iterator[tuple[str, bool]]:
+    """``text`` as runs of plain characters and single hidden ones."""
+    start = 0
+    for index, char in enumerate(text):
+        if is_hidden(char) and char not in keep:
+            if index > start:
+                yield text[start:index], False
+            yield char, True
+            start = index + 1
+    if start < len(text):
+        yield text[start:], False
+
+
 def show_table(
     columns: Sequence[str],
     rows: Iterable[Sequence[Any]],
@@ -83,7 +122,7 @@ def show_table(
 ) -> None:
     """An aligned table of ``rows`` under ``columns`` (those in ``right`` aligned right), or
     the dimmed line ``empty`` when there are no rows. Cells are plain strings or rich
-    ``Text`` (what agents wrote goes in ``Text``, never as markup)."""
+    ``Text``; every one is printed as text (never markup), hidden characters shown (``shown``)."""
     rows = list(rows)
     if not rows:
         out.print(f"[dim]{empty}[/]")
@@ -94,7 +133,7 @@ def show_table(
     for column in columns:
         table.add_column(column, justify="right" if column in right else "left")
     for row in rows:
-        table.add_row(*row)
+        table.add_row(*(shown(cell) if isinstance(cell, str | Text) else cell for cell in row))
     out.print(table)
 
 
@@ -168,9 +207,9 @@ def is_pending(result: Any) -> bool:
 def show_pending(result: dict[str, Any]) -> None:
     """What was proposed and how a person approves it."""
     out.print(
-        f"Waiting for a person's approval: {result.get('summary')} "
-        f"(proposal {result.get('proposalId')}, expires {result.get('expiresAt')}).",
-        markup=False,
+        Text("Waiting for a person's approval: ")
+        + shown(str(result.get("summary")))
+        + Text(f" (proposal {result.get('proposalId')}, expires {result.get('expiresAt')}).")
     )
     page = f", or on {result['url']}" if result.get("url") else ""
     out.print(
@@ -191,4 +230,5 @@ def report_failures(failed: list[dict[str, Any]], as_json: bool) -> None:
 
 
 def _escape(text: str) -> str:
-    return text.replace("[", "\\[")
+    """A message for rich markup: its brackets literal, its hidden characters shown."""
+    return shown(text).markup

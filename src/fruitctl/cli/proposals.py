@@ -10,7 +10,7 @@ from rich.table import Table
 from rich.text import Text
 
 from fruitctl.cli.app import JsonOption, client
-from fruitctl.cli.output import err, out, report_failures, run, show_table
+from fruitctl.cli.output import err, out, report_failures, run, show_table, shown
 from fruitctl.domain.errors import InvalidParams
 
 proposals_app = typer.Typer(
@@ -50,7 +50,7 @@ def approve_command(proposal_id: Id, as_json: JsonOption = False) -> None:
     result = decided.get("result") if isinstance(decided, dict) else None
     if isinstance(result, dict) and result.get("confirmed") is False:
         if not as_json:
-            err.print(str(result.get("message", "Sent, not confirmed.")), markup=False)
+            err.print(shown(str(result.get("message", "Sent, not confirmed."))))
         raise typer.Exit(1)
 
 
@@ -73,7 +73,7 @@ def undo_command(proposal_id: Id, as_json: JsonOption = False) -> None:
     """File a proposal that restores what an executed one changed (approve it to apply)."""
 
     def show(pending: dict[str, Any]) -> None:
-        out.print(f"Filed {pending['proposalId']}: {pending['summary']}")
+        out.print(Text(f"Filed {pending['proposalId']}: ") + shown(str(pending["summary"])))
         out.print(f"Approve it with: {pending['approve']}")
 
     run(as_json, lambda: client(as_json).decide(proposal_id, "undo"), show)
@@ -152,23 +152,33 @@ def _show_list(rows: list[dict[str, Any]]) -> None:
 
 
 def _show_one(p: dict[str, Any]) -> None:
-    out.print(Text.assemble((p["id"], "bold"), "  ", _status(p["status"]), "  ", p["summary"]))
-    out.print(f"by {p['actor']} · created {p['createdAt']} · expires {p['expiresAt']}")
+    # Summary, actor, diff, error and reason hold what agents and other apps wrote: shown().
+    out.print(
+        Text.assemble((p["id"], "bold"), "  ", _status(p["status"]), "  ", shown(p["summary"]))
+    )
+    out.print(
+        Text("by ")
+        + shown(p["actor"])
+        + Text(f" · created {p['createdAt']} · expires {p['expiresAt']}")
+    )
     if p["resolvedBy"]:
-        out.print(f"decided by {p['resolvedBy']} at {p['resolvedAt']}")
+        out.print(Text("decided by ") + shown(p["resolvedBy"]) + Text(f" at {p['resolvedAt']}"))
     if p["diff"]:
         table = Table(box=None, pad_edge=False, header_style="bold")
         for column in ("TARGET", "FIELD", "BEFORE", "AFTER"):
             table.add_column(column)
         for row in p["diff"]:
             table.add_row(
-                Text(str(row["target"])), row["field"], _value(row["before"]), _value(row["after"])
+                shown(str(row["target"])),
+                shown(str(row["field"])),
+                _value(row["before"]),
+                _value(row["after"]),
             )
         out.print(table)
     if p["error"] and not _failed_items(p):
-        err.print(f"[bold red]error:[/] {p['error'].get('message')}")
+        err.print(Text("error: ", "bold red") + shown(str(p["error"].get("message"))))
     if p["reason"]:
-        out.print(f"reason: {p['reason']}")
+        out.print(Text("reason: ") + shown(p["reason"]))
 
 
 def _failed_items(proposal: dict[str, Any]) -> list[dict[str, Any]]:
@@ -179,7 +189,7 @@ def _failed_items(proposal: dict[str, Any]) -> list[dict[str, Any]]:
 
 
 def _value(value: Any) -> Text:
-    return Text(
+    return shown(
         "-"
         if value is None
         else json.dumps(value, ensure_ascii=False)

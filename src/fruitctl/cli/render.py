@@ -9,7 +9,7 @@ from typing import Any
 from rich.table import Table
 from rich.text import Text
 
-from fruitctl.cli.output import out, show_table
+from fruitctl.cli.output import out, show_table, shown
 from fruitctl.domain.dates import now, parse_date_or_datetime
 from fruitctl.domain.reminders import priority_name
 
@@ -21,7 +21,7 @@ def show_lists(lists: list[dict[str, Any]]) -> None:
     for column in ("NAME", "OPEN", "ID"):
         table.add_column(column, justify="right" if column == "OPEN" else "left")
     for lst in lists:
-        name = Text(lst["name"]) + (Text(" (default)", style="dim") if lst["isDefault"] else "")
+        name = shown(lst["name"]) + (Text(" (default)", style="dim") if lst["isDefault"] else "")
         table.add_row(name, str(lst.get("count") or 0), Text(lst["id"], style="dim"))
     out.print(table)
 
@@ -29,7 +29,7 @@ def show_lists(lists: list[dict[str, Any]]) -> None:
 def show_reminders(items: Any) -> None:
     """A table when the result is reminders; other JMESPath results as JSON."""
     if not isinstance(items, list) or not all(_is_reminder(i) for i in items):
-        out.print_json(json.dumps(items, ensure_ascii=False))
+        out.print(shown(json.dumps(items, ensure_ascii=False, indent=2), keep="\n"))
         return
     rows = (
         (
@@ -48,13 +48,13 @@ def show_reminders(items: Any) -> None:
 def show_reminder(r: dict[str, Any]) -> None:
     rows = [
         ("Title", _title(r["title"], r["priority"], r["isFlagged"])),
-        ("List", Text(r["listName"])),
+        ("List", shown(r["listName"])),
         ("Status", Text("completed " + _when(r["completionDate"]) if r["isCompleted"] else "open")),
         ("Due", due_text(r["dueDate"], done=r["isCompleted"])),
         ("Priority", Text(priority_name(r["priority"]))),
-        ("Tags", Text(" ".join(r["tags"]) or "-")),
-        ("URL", Text(r["url"] or "-")),
-        ("Notes", Text(r["notes"] or "-")),
+        ("Tags", shown(" ".join(r["tags"]) or "-")),
+        ("URL", shown(r["url"] or "-")),
+        ("Notes", shown(r["notes"] or "-", keep="\n\t")),
         ("Created", Text(_when(r["creationDate"]))),
         ("Modified", Text(_when(r["modificationDate"]))),
         ("ID", Text(r["id"], style="dim")),
@@ -62,7 +62,7 @@ def show_reminder(r: dict[str, Any]) -> None:
     table = Table(box=None, show_header=False, pad_edge=False)
     table.add_column(style="bold")
     table.add_column()
-    for label, value in rows:
+    for label, value in rows:  # each value already shown(): a note keeps its lines
         table.add_row(label, value)
     out.print(table)
 
@@ -98,7 +98,7 @@ def _before_now(due: date | datetime) -> bool:
 
 
 def _title(title: str, priority: int, flagged: bool) -> Text:
-    text = Text(title)
+    text = shown(title)
     mark = PRIORITY_MARKS[priority_name(priority)]
     if mark:
         text.append(f" {mark}", style="yellow")
