@@ -46,6 +46,8 @@ def hand_over(url: str) -> str | None:
     except ImportError:
         return None
     target = Foundation.NSURL.URLWithString_(url)
+    if target is None:  # characters NSURL does not take: nothing to hand over
+        return "not a URL macOS accepts"
     configuration = AppKit.NSWorkspaceOpenConfiguration.configuration()
     configuration.setActivates_(False)
     done = threading.Event()
