@@ -1,9 +1,8 @@
-"""The HTTP server for real (uvicorn on a loopback port), its address rules, and the desktop
-notifications for proposals from any front door."""
+"""The HTTP server for real (uvicorn on a loopback port), its address rules, and a desktop
+notification for a proposal from any front door (the notifier itself: ``test_http_notify``)."""
 
 from __future__ import annotations
 
-import subprocess
 import threading
 from pathlib import Path
 from typing import Any
@@ -18,7 +17,7 @@ from mcp.client.streamable_http import streamable_http_client
 from fruitctl import bootstrap
 from fruitctl.policy.decision import Actor
 from fruitctl.startup import CannotListen, NotAllowed
-from fruitctl.transports.http import notify
+from fruitctl.transports.http import announce
 from fruitctl.transports.http.server import HttpServer
 from fruitctl.transports.http.tokens import TokenStore, secrets_dir
 from fruitctl.transports.mcp_http import ensure_token
@@ -50,6 +49,12 @@ class Recorder:
         self.links.append(link)
         self.arrived.set()
         return True
+
+    def busy(self) -> bool:
+        return False
+
+    def close(self) -> None:
+        pass
 
 
 @pytest.fixture
@@ -181,130 +186,11 @@ def test_a_proposal_from_another_front_door_is_announced_once(app: bootstrap.App
         fresh = app.gateway.invoke("create_reminders", {"reminders": [{"title": "new"}]}, AGENT)
         assert recorder.arrived.wait(20), "no notification arrived"
     [(title, body)] = recorder.sent
-    assert title == notify.TITLE
+    assert title == announce.TITLE
     assert "'new'" in body and "'old'" not in body
     assert f"{url}/ui/proposals/{fresh.output['proposalId']}" in body
     assert recorder.links == [f"{url}/ui/proposals/{fresh.output['proposalId']}"]
     assert already.output["proposalId"] not in body
-
-
-def test_the_notifier_commands() -> None:
-    def which(found: set[str]) -> Any:
-        return lambda name: f"/usr/bin/{name}" if name in found else None
-
-    linux = notify.command("T", "a <b> & c", "linux", which({"notify-send"}))
-    assert linux == [
-        "/usr/bin/notify-send",
-        "--app-name=fruitctl",
-        "--urgency=normal",
-        "T",
-        "a &lt;b&gt; &amp; c",
-    ]
-    mac = notify.command("T", '"; do shell script "x', "darwin", which({"osascript"}))
-    assert mac is not None
-    assert mac[-2:] == ["T", '"; do shell script "x']  # data in argv, never in the script
-    assert notify.command("T", "b", "linux", which(set())) is None
-    assert notify.command("T", "b", "darwin", which({"notify-send"})) is None
-
-
-def test_on_a_mac_terminal_notifier_opens_the_page_when_clicked() -> None:
-    def which(found: set[str]) -> Any:
-        return lambda name: f"/opt/homebrew/bin/{name}" if name in found else None
-
-    link = "http://100.64.0.1:8765/ui/proposals/p1"
-    both = which({"terminal-notifier", "osascript"})
-    assert notify.command("T", "-body", "darwin", both, link) == [
-        "/opt/homebrew/bin/terminal-notifier",
-        "-title",
-        "T",
-        "-message",
-        "-body",
-        "-group",
-        "fruitctl",
-        "-open",
-        link,
-    ]
-    fallback = notify.command("T", f"b\n{link}", "darwin", which({"osascript"}), link)
-    assert fallback is not None and fallback[0].endswith("osascript")
-    assert fallback[-1] == f"b\n{link}"  # the link shown in the text
-
-
-def test_on_linux_an_open_button_opens_the_page_where_libnotify_has_actions() -> None:
-    link = "http://127.0.0.1:8765/ui/proposals/p1"
-    ran: list[list[str]] = []
-    opened = threading.Event()
-
-    def run(argv: list[str], **kwargs: Any) -> Any:
-        assert "shell" not in kwargs
-        ran.append(argv)
-        if argv[-1] == link:
-            opened.set()
-        help_text = "  -A, --action=[NAME=]Text...  Specifies the actions to display" * (
-            argv[-1] == "--help"
-        )
-        return subprocess.CompletedProcess(argv, 0, stdout=help_text)
-
-    class Shown:
-        def __init__(self, argv: list[str], **kwargs: Any) -> None:
-            self.argv = argv
-            spawned.append(argv)
-
-        def communicate(self, timeout: float | None = None) -> tuple[bytes, None]:
-            return b"open\n", None
-
-    spawned: list[list[str]] = []
-    everything = notify.Notifier(run, "linux", lambda name: f"/usr/bin/{name}", Shown)
-    assert everything.send("T", "body", link)
-    assert opened.wait(10), "the page was not opened"
-    assert spawned == [
-        [
-            "/usr/bin/notify-send",
-            "--action=open=Open",
-            "--wait",
-            "--app-name=fruitctl",
-            "--urgency=normal",
-            "T",
-            "body",
-        ]
-    ]
-    assert ran == [["/usr/bin/notify-send", "--help"], ["/usr/bin/xdg-open", link]]
-
-    # An older notify-send (no --action): the notification alone, the link in its text.
-    plain: list[list[str]] = []
-
-    def old_run(argv: list[str], **kwargs: Any) -> Any:
-        plain.append(argv)
-        return subprocess.CompletedProcess(argv, 0, stdout="Usage: notify-send SUMMARY")
-
-    older = notify.Notifier(old_run, "linux", lambda name: f"/usr/bin/{name}", Shown)
-    assert older.send("T", "body", link) and older.send("T", "again", link)
-    assert plain[0] == ["/usr/bin/notify-send", "--help"]  # asked once, remembered
-    assert [argv[-1] for argv in plain[1:]] == ["body", "again"]
-
-
-def test_the_notifier_is_silent_when_it_cannot_notify() -> None:
-    calls: list[list[str]] = []
-
-    def run(argv: list[str], **kwargs: Any) -> Any:
-        calls.append(argv)
-        assert "shell" not in kwargs
-        raise FileNotFoundError(argv[0])
-
-    assert not notify.Notifier(run, "linux", lambda name: None).send("t", "b")
-    assert calls == []
-    assert not notify.Notifier(run, "linux", lambda name: "/x/notify-send").send("t", "b")
-    assert calls == [["/x/notify-send", "--app-name=fruitctl", "--urgency=normal", "t", "b"]]
-
-    def succeed(argv: list[str], **kwargs: Any) -> Any:
-        return subprocess.CompletedProcess(argv, 0)
-
-    assert notify.Notifier(succeed, "linux", lambda name: "/x/notify-send").send("t", "b")
-
-
-def test_a_crafted_summary_is_shown_plainly_in_a_notification() -> None:
-    body = notify.message({"summary": "Pay \u202e001\u200b" + "x" * 500, "actor": "a"}, None)
-    assert "\u202e" not in body and "[U+202E]" in body and "[U+200B]" in body
-    assert len(body.splitlines()[0]) == notify.BODY_MAX
 
 
 async def _mcp_tools(url: str, token: str) -> list[str]:

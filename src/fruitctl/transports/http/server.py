@@ -29,8 +29,9 @@ from starlette.types import ASGIApp, Receive, Scope, Send
 from fruitctl.startup import StartupError
 from fruitctl.transports import mcp_http, net
 from fruitctl.transports.http import connections, edge
+from fruitctl.transports.http.announce import ProposalWatcher
 from fruitctl.transports.http.app import create_app
-from fruitctl.transports.http.notify import Notifier, ProposalWatcher
+from fruitctl.transports.http.notify import Notifier
 from fruitctl.transports.http.tokens import TokenStore, serving_store
 
 if TYPE_CHECKING:
@@ -177,14 +178,21 @@ class HttpServer:
         settings = self.app.config.settings.http
         if not settings.notifications:
             return
+        watcher = ProposalWatcher(self.app.approvals.arrivals, self.notifier, self._page)
+        try:
+            await asyncio.to_thread(watcher.prime)
+            while True:
+                await asyncio.sleep(WATCH_SECONDS)
+                await asyncio.to_thread(watcher.poll)
+        finally:
+            self.notifier.close()  # a notification still listening for its button
+
+    def _page(self, proposal_id: str | None) -> str | None:
+        """A proposal's page, or the pending list's (None)."""
         approvals = self.app.approvals
-        watcher = ProposalWatcher(
-            lambda: approvals.recent("pending", 100), self.notifier.send, approvals.page_url
-        )
-        await asyncio.to_thread(watcher.prime)
-        while True:
-            await asyncio.sleep(WATCH_SECONDS)
-            await asyncio.to_thread(watcher.poll)
+        if proposal_id is not None:
+            return approvals.page_url(proposal_id)
+        return f"{approvals.page_base.rstrip('/')}/ui/proposals" if approvals.page_base else None
 
 
 def _beside_mcp(api: ASGIApp, mcp: ASGIApp) -> ASGIApp:
