@@ -232,8 +232,9 @@ class CaldavConfig(Section):
         64 * 1_048_576,
         ge=65_536,
         le=1024 * 1_048_576,
-        description="The largest answer read from the server; a larger one is dropped unread "
-        "(backend_unavailable).",
+        description="The largest answer read from the server; a larger one is dropped unread. "
+        "A sync then asks for that calendar in pieces (an object larger than this alone is "
+        "skipped, like an unreadable one); anything else fails (backend_unavailable).",
     )
 
     def secret(self, env: Mapping[str, str]) -> str:

@@ -128,6 +128,58 @@ def test_a_huge_answer_is_stopped_past_the_cap(
     assert hostile.sync().collections == 2
 
 
+# -- what does not fit one answer is read in pieces ---------------------------------------------
+
+
+def test_a_listing_too_large_to_read_whole_is_read_in_pieces(
+    hostile: CaldavReminders, proxy: FaultProxy, caldav_account: Account
+) -> None:
+    for i in range(3):
+        todo = vtodo(f"t{i}", f"SUMMARY:todo {i}")
+        assert caldav_account.put(f"{caldav_account.made[0]}t{i}.ics", todo) == 201
+    gauge = Gauge()
+    proxy.inject(huge_answer(gauge, HUGE), "REPORT")  # the whole listing of the first calendar
+    report = _within(TEST_DEADLINE_S, hostile.sync)
+    assert not isinstance(report, BaseException), report
+    # That calendar was read from a sync REPORT of ETags instead, the other one whole.
+    assert sorted(report.modes.values()) == ["query", "sync-token"]
+    assert sorted(r.title for r in hostile.fetch(EVERYTHING)) == ["todo 0", "todo 1", "todo 2"]
+    _hung_up(gauge)
+    assert gauge.sent < SENT_BOUND
+
+
+def test_an_object_too_large_to_read_is_skipped_and_never_wedges_a_sync(
+    hostile: CaldavReminders, proxy: FaultProxy, caldav_account: Account
+) -> None:
+    hostile.sync()
+    calendar = caldav_account.made[0]
+    huge = vtodo("huge", "SUMMARY:huge", _folded("DESCRIPTION:" + "x" * (CAP + CAP // 2)))
+    for uid, text in [("a", vtodo("a", "SUMMARY:small a")), ("huge", huge)]:
+        assert caldav_account.put(f"{calendar}{uid}.ics", text) == 201
+    assert caldav_account.put(f"{calendar}b.ics", vtodo("b", "SUMMARY:small b")) == 201
+    report = _within(TEST_DEADLINE_S, hostile.sync)
+    assert not isinstance(report, BaseException), report
+    assert (report.broken, report.modes["Reminders"]) == (1, "sync-token")
+    assert sorted(r.title for r in hostile.fetch(EVERYTHING)) == ["small a", "small b"]
+    # The next sync neither fails nor asks for it again: it has not changed.
+    assert caldav_account.put(f"{calendar}c.ics", vtodo("c", "SUMMARY:small c")) == 201
+    seen = len(proxy.seen)
+    again = hostile.sync()
+    assert (again.broken, again.fetched) == (0, 1)
+    assert proxy.seen[seen:].count("REPORT") == 1  # one sync REPORT, which fits
+    # Made small again, it is read.
+    status = caldav_account.put(f"{calendar}huge.ics", vtodo("huge", "SUMMARY:small now"))
+    assert status in (201, 204)
+    hostile.sync()
+    titles = sorted(r.title for r in hostile.fetch(EVERYTHING))
+    assert titles == ["small a", "small b", "small c", "small now"]
+
+
+def _folded(line: str) -> str:
+    """One iCalendar content line folded at 74 octets (RFC 5545 3.1)."""
+    return "\r\n ".join(line[i : i + 74] for i in range(0, len(line), 74))
+
+
 # -- the mirror is not held hostage -------------------------------------------------------------
 
 

@@ -36,6 +36,7 @@ from fruitctl.backends.caldav.errors import (
 )
 from fruitctl.backends.caldav.transport import BoundedSession, Bounds
 from fruitctl.backends.caldav.wire import (
+    CALENDAR_DATA,
     COLLECTION_PROPS,
     ETAG,
     QUERY_REPORT,
@@ -115,19 +116,22 @@ class Dav:
         token = etag_of(props.get("{DAV:}sync-token"))
         return replace(collection, sync_token=token, ctag=token or etag_of(props.get(ETAG)))
 
-    def changes(self, href: str, token: str | None) -> Listing:
+    def changes(self, href: str, token: str | None, *, texts: bool = True) -> Listing:
         """What changed since ``token`` (RFC 6578); everything when the token is None or the
-        server no longer knows it. ``SyncUnsupported`` when the server cannot do it at all."""
+        server no longer knows it. ``SyncUnsupported`` when the server cannot do it at all.
+        ``texts``: with each changed object's text (else its ETag alone, for an answer that
+        would not fit the size cap otherwise)."""
         try:
-            return self._sync_report(href, token)
+            return self._sync_report(href, token, texts)
         except TokenExpired:
             log.info("sync-token of %s expired: full resync", href)
-            return self._sync_report(href, None)
+            return self._sync_report(href, None, texts)
 
-    def _sync_report(self, href: str, token: str | None) -> Listing:
+    def _sync_report(self, href: str, token: str | None, texts: bool) -> Listing:
         """One sync-collection REPORT that also carries each changed object's text, so a first
         sync is one request per collection and a later one needs no second round trip."""
-        body = SYNC_REPORT.format(token=xml_escape(token or ""))
+        data = CALENDAR_DATA if texts else ""
+        body = SYNC_REPORT.format(token=xml_escape(token or ""), data=data)
         headers = {"Content-Type": "application/xml; charset=utf-8", "Depth": "0"}
         with self._session() as client:
             try:

@@ -14,6 +14,10 @@ Each component has its *kind* (``VTODO`` -> reminders, ``VEVENT`` -> events), wh
 collections it mirrors and how one object becomes rows. An object that cannot be read is logged,
 skipped, and remembered by its ETag, so it is not fetched again until it changes.
 
+An answer larger than the size cap is asked for in pieces: a listing as ETags alone (then the
+objects in batches), a batch in halves (``pieces``); an object too large alone is skipped like
+an unreadable one.
+
 A sync waits on the server without the mirror's lock: it takes it only to apply what came back,
 so a read never queues behind a slow server, and a write waits at most for one batch to be
 stored. What a write changed meanwhile is not undone: an object is applied (or removed) only
@@ -35,7 +39,8 @@ from sqlalchemy import Connection, Engine
 from fruitctl.backends.caldav import state
 from fruitctl.backends.caldav.client import Dav
 from fruitctl.backends.caldav.collections import Ahead, match, unchanged, unmirrored
-from fruitctl.backends.caldav.errors import SyncUnsupported
+from fruitctl.backends.caldav.errors import AnswerTooLarge, SyncUnsupported
+from fruitctl.backends.caldav.pieces import fetch_fitting
 from fruitctl.backends.caldav.state import Known, Stored
 from fruitctl.backends.caldav.wire import Listing, RemoteCollection
 from fruitctl.domain.errors import BackendUnavailable, FruitctlError, PermissionDenied, Timeout
@@ -303,8 +308,9 @@ class Mirror:
                 (h, listing.changed[h], listing.texts[h]) for h in batch if h in listing.texts
             ]
             missing = [h for h in batch if h not in listing.texts]
-            fetched = self.dav.fetch(known.href, missing) if missing else []
-            self._store(known, [*carried, *fetched], stored, report)
+            fetched, oversized = fetch_fitting(self.dav, known.href, missing)
+            too_large = [(h, listing.changed[h]) for h in oversized]
+            self._store(known, [*carried, *fetched], stored, report, too_large)
             if progress:
                 progress(Progress(known.name, min(start + BATCH, total), total))
         with self.lock, self.writer.begin() as conn:
@@ -316,6 +322,7 @@ class Mirror:
     def _listing(
         self, remote: RemoteCollection, known: Known, ahead: Ahead, *, empty: bool
     ) -> tuple[Listing, str]:
+        texts = True
         if empty and not known.sync_token:
             # Nothing mirrored yet: everything, the cheapest way. The first change after it
             # is found by a sync REPORT from no token, which brings a token for the next.
@@ -323,12 +330,23 @@ class Mirror:
                 return ahead.listing(known.href), "query"
             except SyncUnsupported:
                 log.info("no calendar-query on %s", known.href)
+            except AnswerTooLarge:
+                texts = False  # as large with texts: ETags, then the objects in batches
         if self.options.use_sync_token:
             try:
-                return self.dav.changes(known.href, known.sync_token or None), "sync-token"
+                return self._changes(known, texts), "sync-token"
             except SyncUnsupported:
                 log.info("no sync-collection on %s: comparing ETags", known.href)
         return self.dav.members(known.href), "etag"
+
+    def _changes(self, known: Known, texts: bool) -> Listing:
+        """The changes since the stored token, with their texts if they fit one answer."""
+        if texts:
+            try:
+                return self.dav.changes(known.href, known.sync_token or None)
+            except AnswerTooLarge:
+                log.info("the changes of %s do not fit one answer: ETags first", known.href)
+        return self.dav.changes(known.href, known.sync_token or None, texts=False)
 
     # -- objects --------------------------------------------------------------------------------
 
@@ -338,12 +356,27 @@ class Mirror:
         fetched: Sequence[tuple[str, str | None, str]],
         asked: dict[str, str | None],
         report: Report,
+        too_large: Sequence[tuple[str, str | None]] = (),
     ) -> None:
-        """Mirror what a sync fetched, but for objects a write changed since ``asked``."""
+        """Mirror what a sync fetched (and the objects too large to fetch, as unreadable), but
+        for objects a write changed since ``asked``."""
+        hrefs = [href for href, _, _ in fetched] + [href for href, _ in too_large]
         with self.lock, self.writer.begin() as conn:
-            kept = state.untouched(conn, asked, [href for href, _, _ in fetched])
+            kept = state.untouched(conn, asked, hrefs)
             report.broken += self.store(conn, known, [f for f in fetched if f[0] in kept])
+            report.broken += self._unread(conn, known, [t for t in too_large if t[0] in kept])
         report.fetched += len(fetched)
+
+    def _unread(
+        self, conn: Connection, known: Known, objects: Sequence[tuple[str, str | None]]
+    ) -> int:
+        """Objects that could not be read at all, kept by ETag alone (not asked for again until
+        they change); what they held before is no longer in the mirror."""
+        previous = state.drop_objects(conn, [href for href, _ in objects])
+        unread = [Stored(href, known.id, None, None, etag, None) for href, etag in objects]
+        state.put_objects(conn, [(stored, None) for stored in unread])
+        self.forget_rows(conn, previous)
+        return len(objects)
 
     def record(
         self, conn: Connection, known: Known, href: str, etag: str | None, text: str

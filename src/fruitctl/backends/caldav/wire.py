@@ -35,8 +35,9 @@ SYNC_REPORT = (
     '<?xml version="1.0" encoding="utf-8"?>'
     '<D:sync-collection xmlns:D="DAV:" xmlns:C="urn:ietf:params:xml:ns:caldav">'
     "<D:sync-token>{token}</D:sync-token><D:sync-level>1</D:sync-level>"
-    "<D:prop><D:getetag/><C:calendar-data/></D:prop></D:sync-collection>"
+    "<D:prop><D:getetag/>{data}</D:prop></D:sync-collection>"
 )
+CALENDAR_DATA = "<C:calendar-data/>"  # in a sync REPORT: the objects' texts, not just ETags
 # Every object with its ETag and text: the cheapest full read (Radicale answers it in about half
 # the time of a sync-collection REPORT, which walks the collection for a sync-token as well).
 QUERY_REPORT = (
