@@ -18,9 +18,9 @@ from typing import Any
 from zoneinfo import ZoneInfo
 
 import icalendar
-import recurring_ical_events
 
 from fruitctl.backends import ical_events as ical
+from fruitctl.backends import ical_occurrences as occurrences
 from fruitctl.domain.calendar import check_rrule
 from fruitctl.domain.dates import zone
 from fruitctl.domain.errors import InvalidParams, NotFound
@@ -325,10 +325,11 @@ def _finish(cal: icalendar.Calendar, touched: list[icalendar.Component], stamp: 
 
 
 def _check_expands(cal: icalendar.Calendar) -> None:
-    """A rule the library cannot run (UNTIL of the wrong kind ...) is refused when written."""
+    """A rule the library cannot run (UNTIL of the wrong kind ...), or one that repeats too
+    often to expand, is refused when written: a bounded walk, never the whole series."""
     try:
-        next(iter(recurring_ical_events.of(cal).all()), None)
-    except Exception as exc:  # the library raises many kinds; any means "cannot expand"
+        occurrences.check_expands(cal)
+    except ical.BrokenObject as exc:
         raise InvalidParams(
             f"The event's recurrence cannot be used: {exc}.", field="recurrence"
         ) from exc

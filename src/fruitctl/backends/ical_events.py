@@ -28,6 +28,7 @@ from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 import icalendar
 import recurring_ical_events
 
+from fruitctl.backends import ical_bounds
 from fruitctl.domain.calendar import (
     Calendar,
     Event,
@@ -35,7 +36,7 @@ from fruitctl.domain.calendar import (
     occurrence_key,
     parse_occurrence_key,
 )
-from fruitctl.domain.errors import NotFound
+from fruitctl.domain.errors import InvalidParams, NotFound, Unsupported
 
 log = logging.getLogger(__name__)
 
@@ -193,6 +194,7 @@ def generates(cal: icalendar.Calendar, key: str) -> bool:
         original = original_start(main, key)
     except NotFound:
         return False
+    _check_walk(main, key, original)
     alone = icalendar.Calendar()
     alone.add_component(main)  # overrides left out: a moved occurrence still counts
     if isinstance(original, datetime):
@@ -200,6 +202,22 @@ def generates(cal: icalendar.Calendar, key: str) -> bool:
     else:
         found = recurring_ical_events.of(alone).at(original)
     return any(key_of(c) == key for c in found)
+
+
+def _check_walk(main: icalendar.Component, key: str, original: Moment) -> None:
+    """The library walks the rule from its first start to ``original``: refuse a rule that
+    repeats too often (``Unsupported``) or an occurrence too far out (``InvalidParams``)
+    before walking (``ical_bounds``)."""
+    unbounded = ical_bounds.why_unbounded(main)
+    if unbounded:
+        raise Unsupported(f"Event '{main['UID']}' is not expanded: {unbounded}.")
+    too_far = ical_bounds.why_too_far(main, start_of(main), original)
+    if too_far:
+        raise InvalidParams(
+            f"Occurrence '{key}' of event '{main['UID']}' is not looked up: {too_far}. Name an "
+            "occurrence nearer the series' start.",
+            field="id",
+        )
 
 
 def original_start(main: icalendar.Component, key: str) -> date | datetime:

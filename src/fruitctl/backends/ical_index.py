@@ -7,6 +7,11 @@ of an object that holds one VEVENT that does not repeat, and hands every other o
 an override, two events, a quoted parameter, an escaped UID, a value it does not know how to
 read exactly) to the library: ``ical_occurrences.bounds`` and a full parse.
 
+An object whose rules repeat too often to expand (finer than hourly, too many a day: see
+``ical_bounds``) is ``BrokenObject`` with the reason, before anything walks it: a mirror skips it
+and counts it as broken, so one such object in a shared calendar never wedges a sync.
+``broken`` says the reason without raising.
+
 The span it gives is never narrower than the exact one (range queries prune with it, then apply
 the exact rule to the parsed object): a time that is not UTC is a wall-clock time in some zone,
 so it is widened by a day each way rather than placed.
@@ -34,6 +39,15 @@ def index(text: str) -> tuple[str, float, float | None]:
     if quick is not None:
         return quick
     return (ical_events.uid_of(text), *ical_occurrences.bounds(text))
+
+
+def broken(text: str) -> str | None:
+    """Why the object cannot be indexed (a mirror skips it), or None if it can."""
+    try:
+        index(text)
+    except ValueError as exc:  # BrokenObject is one; a sync skips any ValueError the same way
+        return str(exc)
+    return None
 
 
 def _plain_event(text: str) -> tuple[str, float, float] | None:

@@ -15,14 +15,20 @@ most of the cost of a read). ``recurring-ical-events`` is pinned; the calendar c
 and the tests of this module hold the answers to what the public API gave.
 
 ``bounds`` gives what a store indexes to prune range queries (first start, last end or None).
+
+Every expansion is bounded (``fruitctl.backends.ical_bounds``): a series whose rules repeat too
+often is a ``BrokenObject`` before anything walks it, a range too far from its start is not
+walked, and the library's occurrences are taken one at a time - never a list of all of them -
+up to ``EXPANSION_LIMIT`` for a range and ``limit + 1`` for a whole series.
 """
 
 from __future__ import annotations
 
 import bisect
+import itertools
 import math
 import threading
-from collections.abc import Iterable
+from collections.abc import Iterator
 from dataclasses import dataclass
 from datetime import UTC, date, datetime, timedelta, tzinfo
 from functools import lru_cache
@@ -31,6 +37,7 @@ from typing import Any
 import icalendar
 import recurring_ical_events
 
+from fruitctl.backends import ical_bounds
 from fruitctl.backends.ical_events import (
     BrokenObject,
     Moment,
@@ -59,6 +66,12 @@ FIRST_AHEAD = timedelta(days=7).total_seconds()
 BEHIND, AHEAD = timedelta(days=31).total_seconds(), timedelta(days=92).total_seconds()
 SLACK = timedelta(days=1).total_seconds()  # and a day, for dates and floating times
 TIMELINES = 4096  # calendar objects whose timelines are kept
+# Occurrences one range of one object may hold. A range read is at most a year and a few months
+# of margins, and a rule at most MAX_PER_DAY (96) a day: ~44,000. Past it (thousands of RDATEs)
+# the object is broken rather than held.
+EXPANSION_LIMIT = 50_000
+# Occurrences a timeline keeps as it widens; past it, it keeps only the range asked for.
+HELD_LIMIT = 2 * EXPANSION_LIMIT
 FAR_FUTURE = datetime(3000, 1, 1, tzinfo=UTC)
 EARLIEST = datetime(1, 1, 3, tzinfo=UTC).timestamp()  # a library's own day of slack fits
 
@@ -82,6 +95,9 @@ class Timeline:
         self.cal = cal
         self.series = is_series(cal)
         self.rule = rule_text(master(cal)) if self.series else None
+        unbounded = ical_bounds.why_unbounded(master(cal)) if self.series else None
+        if unbounded:
+            raise BrokenObject(f"the series is not expanded: {unbounded}")
         self._lock = threading.Lock()
         self._items: list[Occurrence] = []
         self._earlies: list[float] = []
@@ -104,15 +120,18 @@ class Timeline:
             return self._items[first:last]
 
     def everything(self, limit: int) -> list[Occurrence] | None:
-        """All occurrences of a finite series, or None past ``limit`` of them (or endless)."""
+        """All occurrences of a finite series, or None past ``limit`` of them (or endless, or
+        too long a walk to its end): at most ``limit + 1`` of them are ever taken."""
         main = master(self.cal)
-        rules = main.get("RRULE")
-        rules = rules if isinstance(rules, list) else [] if rules is None else [rules]
+        rules = ical_bounds.rules_of(main)
         if any("COUNT" not in r and "UNTIL" not in r for r in rules):
             return None
         if any(int(r["COUNT"][0]) > limit for r in rules if "COUNT" in r):
             return None
-        found = _occurrences(self.cal, _first(self.cal), FAR_FUTURE.timestamp())
+        if ical_bounds.why_too_far(main, start_of(main), FAR_FUTURE):
+            return None
+        each = _each(self.cal, _first(self.cal), FAR_FUTURE.timestamp())
+        found = list(itertools.islice(each, limit + 1))
         if len(found) > limit:
             return None
         with self._lock:  # the whole series: no read needs to expand it again
@@ -152,6 +171,10 @@ class Timeline:
         if high > held_high:
             found = found + _occurrences(self.cal, held_high, high + AHEAD)
             held_high = high + AHEAD
+        if len(found) > HELD_LIMIT:  # a reader walking far: hold what it asks for now
+            self._covered = (math.inf, -math.inf)
+            self._cover(low, high)
+            return
         if (held_low, held_high) != self._covered:
             # An occurrence across a seam was found by both sides: keep it once.
             unique = {(o.key, o.early): o for o in found}
@@ -209,27 +232,65 @@ def bounds(text: str) -> tuple[float, float | None]:
     return first, max(ends)
 
 
+def check_expands(cal: icalendar.Calendar) -> None:
+    """``BrokenObject`` (with the reason) for an object whose rules repeat too often or that the
+    library cannot run (an UNTIL of the wrong kind ...): the occurrences around its first start
+    are walked, one at a time - never the whole series."""
+    unbounded = ical_bounds.why_unbounded(master(cal))
+    if unbounded:
+        raise BrokenObject(unbounded)
+    first = datetime.fromtimestamp(max(_first(cal), EARLIEST), UTC)
+    try:
+        query: Any = recurring_ical_events.of(cal)  # a bad series is an error here, not skipped
+        for series in query.series:
+            next(iter(series.between(first, first + 4 * FLOATING_SLACK)), None)
+    except Exception as exc:  # the library raises many kinds; any means "cannot expand"
+        raise BrokenObject(str(exc)) from exc
+
+
 # -- helpers -----------------------------------------------------------------------------------
 
 
 def _occurrences(cal: icalendar.Calendar, low: float, high: float) -> list[Occurrence]:
-    """The occurrences overlapping ``[low, high)`` (epoch seconds)."""
+    """The occurrences overlapping ``[low, high)`` (epoch seconds); ``BrokenObject`` past
+    ``EXPANSION_LIMIT`` of them, having taken one more."""
+    found = list(itertools.islice(_each(cal, low, high), EXPANSION_LIMIT + 1))
+    if len(found) > EXPANSION_LIMIT:
+        raise BrokenObject(f"the series has more than {EXPANSION_LIMIT} occurrences in a range")
+    return found
+
+
+def _each(cal: icalendar.Calendar, low: float, high: float) -> Iterator[Occurrence]:
+    """The occurrences overlapping ``[low, high)`` (epoch seconds), one at a time; a range the
+    rules cannot reach within ``ical_bounds.WALK_LIMIT`` is ``BrokenObject`` before any walk."""
     low, high = max(low, EARLIEST), min(high, FAR_FUTURE.timestamp())
     start, end = datetime.fromtimestamp(low, UTC), datetime.fromtimestamp(high, UTC)
-    query: Any = recurring_ical_events.of(cal, skip_bad_series=True)
-    try:
-        found: Iterable[Any] = query._occurrences_between(start, end)
-    except (ValueError, TypeError, OverflowError) as exc:
-        raise BrokenObject(f"cannot expand the series: {exc}") from exc
+    main = master(cal)
+    too_far = ical_bounds.why_too_far(main, start_of(main), end)
+    if too_far:
+        raise BrokenObject(f"the series is not expanded: {too_far}")
     shared: dict[int, dict[str, Any]] = {}  # one per VEVENT the occurrences come from
-    occurrences = []
-    for o in found:
+    for o in _library(cal, start, end):
         source = o._adapter._component
         fields = shared.get(id(source))
         if fields is None:
             fields = shared[id(source)] = shared_fields(source)
-        occurrences.append(_occurrence(o.start, o.end, _key(o), fields))
-    return occurrences
+        yield _occurrence(o.start, o.end, _key(o), fields)
+
+
+def _library(cal: icalendar.Calendar, start: datetime, end: datetime) -> Iterator[Any]:
+    """The library's occurrences in ``[start, end)``, series by series, as it makes them (its
+    ``_occurrences_between`` collects them all in a list first). A series the library calls
+    bad is skipped, as ``skip_bad_series`` does."""
+    try:
+        query: Any = recurring_ical_events.of(cal, skip_bad_series=True)
+        for series in query.series:
+            try:
+                yield from series.between(start, end)
+            except query._skip_errors:
+                continue
+    except (ValueError, TypeError, OverflowError) as exc:
+        raise BrokenObject(f"cannot expand the series: {exc}") from exc
 
 
 def _key(found: Any) -> str:

@@ -22,6 +22,7 @@ from pydantic import BaseModel, BeforeValidator, ConfigDict
 
 from fruitctl.domain.dates import canonical_moment, instant
 from fruitctl.domain.errors import InvalidParams
+from fruitctl.domain.recurrence import ALLOWED, parts_of, rule_problem
 
 CALENDAR_NAME_MAX = 255
 LOCATION_MAX = 1_000
@@ -146,10 +147,12 @@ _FREQUENCIES = frozenset({"SECONDLY", "MINUTELY", "HOURLY", "DAILY", "WEEKLY", "
 
 def check_rrule(text: str, field: str = "recurrence") -> str:
     """An RRULE value (``FREQ=WEEKLY;BYDAY=FR``, an ``RRULE:`` prefix dropped) in upper case, or
-    ``InvalidParams``: caught when a proposal is filed, not when it is approved. The backend's
-    iCalendar library checks the rule in full when it writes."""
+    ``InvalidParams``: caught when a proposal is filed, not when it is approved. A rule finer
+    than hourly, or making more than ``recurrence.MAX_PER_DAY`` instances a day, is refused
+    here, by arithmetic (``fruitctl.domain.recurrence``). The backend's iCalendar library
+    checks the rule in full when it writes."""
     rule = text.strip().removeprefix("RRULE:").removeprefix("rrule:").upper()
-    parts = dict(part.partition("=")[::2] for part in rule.split(";") if part)
+    parts = parts_of(rule)
     bad = sorted(set(parts) - _RRULE_PARTS)
     problem = None
     if not rule or any(not value for value in parts.values()):
@@ -157,11 +160,14 @@ def check_rrule(text: str, field: str = "recurrence") -> str:
     elif bad:
         problem = f"unknown part '{bad[0]}'"
     elif parts.get("FREQ") not in _FREQUENCIES:
-        problem = "FREQ must be one of " + ", ".join(sorted(_FREQUENCIES))
+        problem = f"FREQ must be {ALLOWED}"
     elif "COUNT" in parts and "UNTIL" in parts:
         problem = "COUNT and UNTIL cannot both be given"
     if problem:
         raise InvalidParams(
             f"Invalid recurrence '{text}': {problem} (e.g. 'FREQ=WEEKLY;BYDAY=FR').", field=field
         )
+    too_often = rule_problem(parts)
+    if too_often:
+        raise InvalidParams(f"Invalid recurrence '{text}': {too_often}.", field=field)
     return rule

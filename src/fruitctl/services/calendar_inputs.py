@@ -8,12 +8,14 @@ from typing import Literal
 
 from pydantic import ConfigDict, Field
 
+from fruitctl.domain.recurrence import MAX_PER_DAY
 from fruitctl.services.inputs import Input
 
 Scope = Literal["occurrence", "series"]
 
 MAX_RANGE_DAYS = 366
 WHEN = "ISO 8601: 2026-02-24T09:00:00+01:00, or a date 2026-02-24"
+REPEATS = f"It repeats at most hourly, at most {MAX_PER_DAY} times a day."
 
 
 class ListCalendars(Input):
@@ -59,7 +61,8 @@ class CreateEvent(Input):
     notes: str | None = Field(None, description="Notes")
     url: str | None = Field(None, description="A link kept with the event")
     recurrence: str | None = Field(
-        None, description="An RRULE, e.g. 'FREQ=WEEKLY;BYDAY=FR' or 'FREQ=DAILY;COUNT=5'"
+        None,
+        description="An RRULE, e.g. 'FREQ=WEEKLY;BYDAY=FR' or 'FREQ=DAILY;COUNT=5'. " + REPEATS,
     )
 
 
@@ -87,7 +90,7 @@ class UpdateEvent(Target):
     notes: str | None = Field(None, description="New notes; null clears")
     url: str | None = Field(None, description="New link; null clears")
     recurrence: str | None = Field(
-        None, description="New RRULE for the series; null makes it a single event"
+        None, description="New RRULE for the series; null makes it a single event. " + REPEATS
     )
 
 
