@@ -8,18 +8,25 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import json
+import logging
 import resource
 import socket
 import threading
 import time
 from collections.abc import Iterator
+from pathlib import Path
 from typing import Any
 
+import httpx
+import pytest
 import uvicorn
 
+from fruitctl import bootstrap
 from fruitctl.transports import net
 from fruitctl.transports.http import connections
 from fruitctl.transports.http.connections import Limits
+from fruitctl.transports.http.server import HttpServer
+from fruitctl.transports.http.tokens import TokenStore, secrets_dir
 
 DEADLINE_S = 60.0  # the test's own: far past any the server is given here
 START_S = 30.0
@@ -195,3 +202,27 @@ def test_when_every_connection_has_a_request_in_flight_the_next_is_told_503() ->
         answers = [answer_of(sock) for sock in held]
     assert status == 503 and error["code"] == "SERVER_BUSY" and error["retryable"] is True
     assert all(answer.startswith(b"HTTP/1.1 200") for answer in answers)
+
+
+@pytest.mark.parametrize("token", [False, True])
+def test_a_slow_body_on_the_api_is_cut_off_quietly(
+    home: Path, monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture, token: bool
+) -> None:
+    monkeypatch.setenv("FRUITCTL_HTTP__BODY_TIMEOUT_SECONDS", "1")
+    monkeypatch.setenv("FRUITCTL_HTTP__NOTIFICATIONS", "false")
+    app = bootstrap.build()
+    tokens = TokenStore(secrets_dir(app))
+    bearer = f"Authorization: Bearer {tokens.issue('agent', 600, 'a')[0]}\r\n" if token else ""
+    try:
+        with HttpServer(app, "127.0.0.1", 0, tokens=tokens).running() as url:
+            host, port = url.removeprefix("http://").rsplit(":", 1)
+            head = f"POST /reminders HTTP/1.1\r\nHost: {host}:{port}\r\n{bearer}"
+            head += "Content-Length: 100\r\n\r\n{"
+            with connect((host, int(port)), head.encode()) as slow:
+                answer = everything(slow)
+            served = httpx.get(f"{url}/health", timeout=DEADLINE_S)
+    finally:
+        app.close()
+    assert answer == b""  # closed, no answer: the route never ran on half a body
+    assert served.status_code == 200
+    assert [r.getMessage() for r in caplog.records if r.levelno >= logging.ERROR] == []

@@ -2,7 +2,8 @@
 
 - ``Host`` must name this server when a list of hosts is given (the DNS-rebinding defence: a
   page on evil.example whose name now points at 127.0.0.1 still sends ``Host: evil.example``);
-- a body over the limit is refused with 413, by its ``Content-Length`` or as it arrives;
+- a body over the limit is refused with 413, by its ``Content-Length`` or as it arrives; a client
+  gone before its body was in (or cut off by the server's deadline) reaches no route;
 - every response gets the CSP (``default-src 'self'``, ``frame-ancestors 'none'``: no inline
   script, no framing), ``nosniff``, ``no-store`` (pages show live state), and the referrer
   policy ``same-origin`` - not ``no-referrer``, with which browsers send ``Origin: null`` on the
@@ -56,6 +57,8 @@ class Guard:
         if messages is None:
             await edge.too_large()(scope, receive, send)
             return
+        if messages[-1]["type"] == "http.disconnect":
+            return  # gone before its body was in (or cut off, too slow): no one to answer
         await self._inner(scope, asgi.replay(messages, receive), send)
 
     def _refusal(self, headers: Headers) -> Response | None:
