@@ -165,3 +165,17 @@ def test_a_stored_poisoned_object_is_skipped_by_reads_and_the_rest_answered(
     assert "skipping unreadable event m" in caplog.text
     with pytest.raises(Unsupported, match="FREQ=MINUTELY"):
         local.get_event("m@20260302T090100Z")
+
+
+def test_a_timeline_read_far_and_wide_holds_at_most_its_limit(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setattr(ical_occurrences, "HELD_LIMIT", 500)
+    hourly = _object("wide", "RRULE:FREQ=HOURLY;BYHOUR=9,12,18")  # three a day
+    ical_occurrences.timeline.cache_clear()
+    line = ical_occurrences.timeline(hourly)
+    for week in range(0, 80, 4):  # reading on, week after week: the held span would grow
+        start = WEEK_OF + timedelta(weeks=week)
+        found = ical_occurrences.expand(hourly, CAL, start, start + timedelta(days=7))
+        assert len(found) == 21
+        assert len(line._items) <= 500
