@@ -24,6 +24,7 @@ import pytest
 from playwright.sync_api import Page, expect, sync_playwright
 
 from fruitctl import bootstrap
+from fruitctl.transports.http.notify import Notifier
 from fruitctl.transports.http.server import HttpServer
 from fruitctl.transports.http.tokens import TokenStore, secrets_dir
 from fruitctl.transports.rpc.client import RpcClient
@@ -31,11 +32,6 @@ from fruitctl.transports.rpc.client import RpcClient
 ARTIFACTS = Path(__file__).resolve().parents[2] / "artifacts"
 WAIT_MS = 15_000
 PHONE = {"width": 390, "height": 844}
-
-
-class Silent:
-    def send(self, title: str, body: str, link: str | None = None) -> bool:
-        return False
 
 
 def chromium() -> str:
@@ -95,7 +91,8 @@ def test_a_person_approves_in_the_browser_what_an_agent_proposed(home: Path, dae
     app = bootstrap.build()
     admin = TokenStore(secrets_dir(app)).issue("admin", 3600, "alice")[0]
     first = propose_over_socket(daemon, "Buy oat milk")
-    server = HttpServer(app, "127.0.0.1", 0, notifier=Silent())  # type: ignore[arg-type]
+    silent = Notifier(which=lambda name: None)  # finds no notifier program
+    server = HttpServer(app, "127.0.0.1", 0, notifier=silent)
     try:
         with server.running() as url, sync_playwright() as playwright:
             browser = playwright.chromium.launch(
