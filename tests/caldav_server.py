@@ -363,6 +363,21 @@ def lose_the_answer(handler: ProxyHandler) -> bool:
     return True
 
 
+def land_then_stall(handler: ProxyHandler) -> bool:
+    """The server does the request, and its answer is held until the test ends (or 10 s): a
+    write that landed, heard of only after the client's deadline."""
+    skip = {"host", "content-length", "connection", "accept-encoding"}
+    headers = {k: v for k, v in handler.headers.items() if k.lower() not in skip}
+    httpx.request(
+        handler.command,
+        handler.server.target + handler.path,
+        headers=headers,
+        content=handler.body,
+        timeout=30,
+    )
+    return answer_slowly(handler)
+
+
 def hang_up(handler: ProxyHandler) -> bool:
     """The request never reaches the server; the connection just closes."""
     handler.close_connection = True

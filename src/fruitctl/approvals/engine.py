@@ -316,6 +316,8 @@ class Approvals:
         try:
             with writing(approved.id):
                 output = self._run(tool, tool.parse(approved.args))
+        except OutcomeUnknown:  # it may have landed: stays APPROVED (noted by _run_within)
+            raise
         except FruitctlError as exc:
             self._store.finish(approved, "FAILED", error=exc.to_dict())
             raise

@@ -18,13 +18,20 @@ from caldav_server import (
     answer_slowly,
     demand_digest,
     hang_up,
+    land_then_stall,
     lose_the_answer,
     running_proxy,
     running_radicale,
 )
 
 from fruitctl.backends.caldav import CaldavReminders
-from fruitctl.domain.errors import BackendUnavailable, FruitctlError, PermissionDenied, Timeout
+from fruitctl.domain.errors import (
+    BackendUnavailable,
+    FruitctlError,
+    OutcomeUnknown,
+    PermissionDenied,
+    Timeout,
+)
 from fruitctl.domain.writes import writing
 from fruitctl.ports import NewReminder, ReminderQuery, ReminderScope
 
@@ -165,6 +172,23 @@ def test_a_delete_whose_answer_was_lost_is_done(
     proxied.delete(created.id)
     assert caldav_account.members(caldav_account.made[0]) == []
     assert proxied.fetch(EVERYTHING) == []
+
+
+def test_a_write_cut_off_after_it_landed_is_unknown_never_retryable(
+    proxied: CaldavReminders, proxy: FaultProxy, caldav_account: Account
+) -> None:
+    # Both PUTs reach the server, neither answer comes before the deadline: it may have landed.
+    proxy.inject(land_then_stall, "PUT")
+    proxy.inject(land_then_stall, "PUT")
+    with pytest.raises(OutcomeUnknown) as unknown:
+        proxied.create([NewReminder(list_id=proxied.lists()[0].id, title="maybe")])
+    assert unknown.value.retryable is False
+    assert unknown.value.to_dict()["code"] == "outcome_unknown"
+    assert "sync and look" in unknown.value.message
+    assert len(caldav_account.members(caldav_account.made[0])) == 1  # it did land, once
+    proxy.heal()
+    proxied.sync()
+    assert [r.title for r in proxied.fetch(EVERYTHING)] == ["maybe"]
 
 
 def test_a_proposal_run_again_after_a_failure_creates_nothing_twice(

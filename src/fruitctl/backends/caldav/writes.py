@@ -9,7 +9,8 @@ Each write goes to the server with a precondition, then into the mirror:
 - change / delete: ``If-Match`` with the ETag the mirror holds. A 412 whose server text is what
   we meant to write is our own lost answer; any other 412 is a change made elsewhere: the mirror
   takes the server's version and the caller gets ``Conflict`` - nothing is overwritten.
-- a write whose outcome is unknown (timeout, dropped connection) is retried once.
+- a write whose outcome is unknown (timeout, dropped connection) is retried once; a retry cut
+  off at its deadline is ``OutcomeUnknown``, never a retryable failure.
 """
 
 from __future__ import annotations
@@ -29,7 +30,7 @@ from fruitctl.backends.caldav.errors import AlreadyExists
 from fruitctl.backends.caldav.state import Known, Stored
 from fruitctl.backends.caldav.sync import Mirror
 from fruitctl.backends.local.reminders import reminder_ids
-from fruitctl.domain.errors import BackendUnavailable, Conflict, NotFound, Timeout
+from fruitctl.domain.errors import BackendUnavailable, Conflict, NotFound, OutcomeUnknown, Timeout
 from fruitctl.domain.writes import next_token
 
 log = logging.getLogger("fruitctl.caldav")
@@ -159,13 +160,23 @@ def new_uids(count: int) -> list[str]:
 
 
 def retrying(call: Callable[[], T]) -> T:
+    """``call``, tried again once if its outcome is unknown. A last attempt cut off at its
+    deadline may still have landed on the server: that is ``OutcomeUnknown`` (never retryable:
+    a caller's own retry would choose new UIDs and could make a second copy), and the next sync
+    shows what the server holds."""
     for pause in RETRY_PAUSES:
         try:
             return call()
         except (BackendUnavailable, Timeout) as exc:
             log.info("CalDAV write failed (%s); retrying once", exc.code)
             time.sleep(pause)
-    return call()
+    try:
+        return call()
+    except Timeout as exc:
+        raise OutcomeUnknown(
+            f"{exc} The server may still have applied this change: sync and look before "
+            "trying it again."
+        ) from exc
 
 
 def uids_of(text: str) -> set[str]:
