@@ -69,6 +69,8 @@ def protocol(limits: Limits) -> type[H11Protocol]:
 
 
 class BoundedH11(H11Protocol):
+    """One connection: its request's deadlines, and its place among the connections held."""
+
     limits: ClassVar[Limits]
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
@@ -81,7 +83,8 @@ class BoundedH11(H11Protocol):
     def connection_made(self, transport: asyncio.Transport) -> None:  # type: ignore[override]
         super().connection_made(transport)
         if self._held() > self.limits.max_connections and not self._make_room():
-            self._answer("server_busy", "The server is handling too many connections; retry.")
+            busy = "Every connection the server may hold has a request in flight; retry shortly."
+            self._answer("server_busy", busy)
             return
         self._follow()
 
@@ -124,7 +127,9 @@ class BoundedH11(H11Protocol):
     def _too_slow(self) -> None:
         self._deadline = None
         if self._reading == "head" and self.conn.our_state is h11.IDLE:
-            self._answer("request_timeout", "The request took too long to arrive.")
+            seconds = self.limits.head_seconds
+            late = f"The request took too long to arrive (over {seconds:g} s); send it again."
+            self._answer("request_timeout", late)
         else:
             self.cut_off()
 
