@@ -14,6 +14,7 @@ import os
 import queue
 import re
 import signal
+import socket
 import stat
 import subprocess
 import sys
@@ -445,3 +446,21 @@ def test_end_to_end_over_a_real_server(app: bootstrap.App, home: Path) -> None:
     assert stdout == ""
     assert token not in "".join(server.stderr)
     assert str(token_path(app)) in "".join(server.stderr)
+
+
+def test_a_half_open_connection_to_mcp_over_http_is_cut_off(
+    home: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # `fruitctl mcp --http` keeps the API's connection bounds: a head that never ends is 408.
+    monkeypatch.setenv("FRUITCTL_HTTP__HEADER_TIMEOUT_SECONDS", "1")
+    server = RunningServer(home)
+    try:
+        port = int(server.url().split(":")[2].split("/")[0])
+        with socket.create_connection(("127.0.0.1", port), timeout=60) as slow:
+            slow.sendall(b"POST /mcp HTTP/1.1\r\nHost: 127.0.0.1\r\n")  # and no blank line
+            answer = b""
+            while chunk := slow.recv(4096):  # until the server closes it
+                answer += chunk
+    finally:
+        server.stop()
+    assert answer.startswith(b"HTTP/1.1 408"), answer[:80]

@@ -54,7 +54,7 @@ from fruitctl.policy.decision import Actor
 from fruitctl.private import NotPrivate, private_folder, read_or_create
 from fruitctl.startup import StartupError
 from fruitctl.transports import asgi, net
-from fruitctl.transports.http import edge
+from fruitctl.transports.http import connections, edge
 from fruitctl.transports.http.errors import HttpProblem
 from fruitctl.transports.http.tokens import (
     SecretError,
@@ -296,9 +296,10 @@ def _run(app: App, listener: socket.socket, host: str, token: str, created: bool
         lifespan="on",  # a session manager that fails to start stops the server
         proxy_headers=False,  # nothing stands in front of this server
         timeout_graceful_shutdown=SHUTDOWN_GRACE_SECONDS,
+        **connections.bounds(app.config.settings.http),  # deadlines and a cap, as the API's
     )
     with contextlib.suppress(KeyboardInterrupt), _sigterm_as_interrupt():
-        uvicorn.Server(config).run(sockets=[listener])
+        connections.ListeningServer(config).run(sockets=[listener])
 
 
 def _api_tokens(app: App) -> TokenStore:

@@ -23,11 +23,13 @@ from __future__ import annotations
 
 import asyncio
 import resource
+import socket
 from dataclasses import dataclass
 from http import HTTPStatus
-from typing import Any, ClassVar
+from typing import Any, ClassVar, Protocol
 
 import h11
+import uvicorn
 from uvicorn.protocols.http.h11_impl import H11Protocol
 
 from fruitctl.transports.http.errors import error_response
@@ -61,6 +63,38 @@ class Limits:
     max_connections: int
     head_seconds: float
     body_seconds: float
+
+
+class HttpSettings(Protocol):
+    """What the ``[http]`` settings say of connections."""
+
+    @property
+    def max_connections(self) -> int: ...
+    @property
+    def header_timeout_seconds(self) -> float: ...
+    @property
+    def body_timeout_seconds(self) -> float: ...
+
+
+def bounds(settings: HttpSettings) -> dict[str, Any]:
+    """The ``uvicorn.Config`` arguments that bound every HTTP door's connections by
+    ``settings``; serve with ``ListeningServer`` so the kernel holds what waits."""
+    limits = Limits(
+        max_connections=connection_cap(settings.max_connections),
+        head_seconds=settings.header_timeout_seconds,
+        body_seconds=settings.body_timeout_seconds,
+    )
+    return {"http": protocol(limits), "backlog": ACCEPT_BATCH}
+
+
+class ListeningServer(uvicorn.Server):
+    async def startup(self, sockets: list[socket.socket] | None = None) -> None:
+        await super().startup(sockets)
+        # asyncio listens with its accept batch as the queue (``backlog``): a burst past it
+        # would wait for SYN retries. Connections wait in the kernel's queue instead, taking
+        # none of this process's descriptors until a batch is accepted.
+        for listener in sockets or []:
+            listener.listen(socket.SOMAXCONN)
 
 
 def protocol(limits: Limits) -> type[H11Protocol]:

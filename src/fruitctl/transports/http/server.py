@@ -41,19 +41,11 @@ WATCH_SECONDS = 2.0
 START_TIMEOUT_SECONDS = 10.0
 
 
-class _Uvicorn(uvicorn.Server):
+class _Uvicorn(connections.ListeningServer):
     @contextlib.contextmanager
     def capture_signals(self) -> Iterator[None]:
         # Signals belong to the process hosting this server, which calls stop().
         yield
-
-    async def startup(self, sockets: list[socket.socket] | None = None) -> None:
-        await super().startup(sockets)
-        # asyncio listens with its accept batch as the queue (``backlog``): a burst past it
-        # would wait for SYN retries. Connections wait in the kernel's queue instead, taking
-        # none of this process's descriptors until a batch is accepted.
-        for listener in sockets or []:
-            listener.listen(socket.SOMAXCONN)
 
 
 class HttpServer:
@@ -107,8 +99,7 @@ class HttpServer:
             proxy_headers=False,  # nothing stands in front of this server
             server_header=False,
             ws="none",
-            http=connections.protocol(self._limits()),  # deadlines and a cap uvicorn lacks
-            backlog=connections.ACCEPT_BATCH,
+            **connections.bounds(self.app.config.settings.http),  # deadlines and a cap
             timeout_graceful_shutdown=3,
         )
         self._server = _Uvicorn(config)
@@ -159,14 +150,6 @@ class HttpServer:
         finally:
             self.stop()
             thread.join(START_TIMEOUT_SECONDS)
-
-    def _limits(self) -> connections.Limits:
-        settings = self.app.config.settings.http
-        return connections.Limits(
-            max_connections=connections.connection_cap(settings.max_connections),
-            head_seconds=settings.header_timeout_seconds,
-            body_seconds=settings.body_timeout_seconds,
-        )
 
     def _check_address(self) -> None:
         # Choosing a network address in the configuration is the person's consent.
