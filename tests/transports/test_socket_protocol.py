@@ -46,7 +46,16 @@ def error_of(answer: dict[str, Any], code: str, request_id: Any = None) -> None:
 
 @pytest.mark.parametrize(
     "line",
-    [b"garbage", b"{", b'{"jsonrpc": "2.0", "method": }', b"\xff\xfe{}", b"[NaN]", b"1" * 5000],
+    [
+        b"garbage",
+        b"{",
+        b'{"jsonrpc": "2.0", "method": }',
+        b"\xff\xfe{}",
+        b"[NaN]",
+        b"1" * 5000,
+        b"[" * 65 + b"]" * 65,  # deeper than any input of ours
+        b"[" * 100_000 + b"]" * 100_000,  # deeper than Python's recursion
+    ],
 )
 def test_malformed_json_is_a_parse_error_and_the_connection_lives(rpc: Raw, line: bytes) -> None:
     rpc.send(line + b"\n")
