@@ -347,8 +347,8 @@ class ProxyHandler(BaseHTTPRequestHandler):
         """Quiet."""
 
 
-def lose_the_answer(handler: ProxyHandler) -> bool:
-    """The server does the request, but its answer never reaches the client."""
+def _server_does(handler: ProxyHandler) -> None:
+    """The request goes to the server, which does it; its answer goes nowhere."""
     skip = {"host", "content-length", "connection", "accept-encoding"}
     headers = {k: v for k, v in handler.headers.items() if k.lower() not in skip}
     httpx.request(
@@ -358,6 +358,11 @@ def lose_the_answer(handler: ProxyHandler) -> bool:
         content=handler.body,
         timeout=30,
     )
+
+
+def lose_the_answer(handler: ProxyHandler) -> bool:
+    """The server does the request, but its answer never reaches the client."""
+    _server_does(handler)
     handler.close_connection = True
     handler.connection.shutdown(socket.SHUT_RDWR)
     return True
@@ -366,15 +371,7 @@ def lose_the_answer(handler: ProxyHandler) -> bool:
 def land_then_stall(handler: ProxyHandler) -> bool:
     """The server does the request, and its answer is held until the test ends (or 10 s): a
     write that landed, heard of only after the client's deadline."""
-    skip = {"host", "content-length", "connection", "accept-encoding"}
-    headers = {k: v for k, v in handler.headers.items() if k.lower() not in skip}
-    httpx.request(
-        handler.command,
-        handler.server.target + handler.path,
-        headers=headers,
-        content=handler.body,
-        timeout=30,
-    )
+    _server_does(handler)
     return answer_slowly(handler)
 
 
