@@ -164,7 +164,10 @@ def load(paths: Paths, definitions: Iterable[ToolDefinition]) -> Governance:
 def _parse(path: Path, text: str) -> dict[str, dict[str, Any]]:
     from fruitctl.policy import governance_file  # here: without a file, no YAML parser
 
-    data = governance_file.parse(path, text)
+    try:
+        data = governance_file.parse(path, text)
+    except ConfigError as exc:
+        raise GovernanceError(str(exc)) from exc.__cause__
     if data is None:
         return {}
     try:

@@ -17,7 +17,7 @@ from typing import Any
 
 import yaml
 
-from fruitctl.policy.governance import GovernanceError
+from fruitctl.config_files import ConfigError
 
 _MERGE = "tag:yaml.org,2002:merge"
 
@@ -47,12 +47,12 @@ class _UniqueKeyLoader(yaml.SafeLoader):
 
 
 def parse(path: Path, text: str) -> Any:
-    """The YAML document in ``text``, or a GovernanceError naming ``path`` and the line."""
+    """The YAML document in ``text``, or a ``ConfigError`` naming ``path`` and the line."""
     try:
         return yaml.load(text, Loader=_UniqueKeyLoader)  # a SafeLoader: never builds objects
     except yaml.reader.ReaderError as exc:
         line = text.count("\n", 0, exc.position) + 1
-        raise GovernanceError(
+        raise ConfigError(
             f"{path}:{line}: not valid YAML: the character U+{_code(exc.character):04X} is not "
             "allowed in YAML"
         ) from exc
@@ -60,7 +60,7 @@ def parse(path: Path, text: str) -> Any:
         mark = getattr(exc, "problem_mark", None)
         where = f"{path}:{mark.line + 1}" if mark is not None else str(path)
         problem = getattr(exc, "problem", None) or "not valid YAML"
-        raise GovernanceError(f"{where}: not valid YAML: {problem}") from exc
+        raise ConfigError(f"{where}: not valid YAML: {problem}") from exc
 
 
 def _code(character: int | str) -> int:
