@@ -2,8 +2,9 @@
 
 Everywhere else these are skipped with the reason, and the fake-backed tests beside this file
 prove everything above the adapter. On a Mac they also need ``FRUITCTL_TEST_EVENTKIT=1`` (they
-make and remove a temporary list in the person's Reminders) and access granted to the app that
-runs them (run ``fruitctl doctor`` once in that app first).
+make and remove a temporary list in the person's Reminders and a calendar): ``make test-mac``
+sets it. macOS asks the app that runs them (your terminal) for access the first time. Asked for
+on a Mac, they never pass by skipping: without PyObjC's bridge they fail and say how to get it.
 """
 
 from __future__ import annotations
@@ -11,6 +12,7 @@ from __future__ import annotations
 import contextlib
 import os
 import secrets
+import sys
 from datetime import datetime, timedelta
 from zoneinfo import ZoneInfo
 
@@ -22,16 +24,25 @@ from fruitctl.ports import EventRange, NewEvent, NewReminder, ReminderQuery, Rem
 
 pytestmark = [
     pytest.mark.skipif(
-        not eventkit.available(),
-        reason="needs macOS with PyObjC's EventKit bridge; on Linux the fake-backed tests cover "
-        "the mapping and the selectors are checked against Apple's list",
+        sys.platform != "darwin",
+        reason="needs macOS with PyObjC's EventKit bridge (make test-mac on a Mac); on Linux "
+        "the fake-backed tests cover the mapping, the selectors are checked against Apple's list",
     ),
     pytest.mark.skipif(
         os.environ.get("FRUITCTL_TEST_EVENTKIT") != "1",
         reason="writes a temporary list into the person's own Reminders: set "
-        "FRUITCTL_TEST_EVENTKIT=1 to allow it",
+        "FRUITCTL_TEST_EVENTKIT=1 to allow it (make test-mac does)",
     ),
 ]
+
+
+@pytest.fixture(autouse=True)
+def _bridge() -> None:
+    if not eventkit.available():
+        pytest.fail(
+            "PyObjC's EventKit bridge is not importable here: `make setup` installs "
+            "pyobjc-framework-EventKit (pinned in constraints.txt)"
+        )
 
 
 def test_a_round_trip_through_the_real_store() -> None:
