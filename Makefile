@@ -1,6 +1,10 @@
-# Every target sets up .venv itself, so a fresh clone needs nothing but python3 (>= 3.11).
-PYTHON ?= python3
-VENV := .venv
+# Every target sets up .venv itself, so a fresh clone needs nothing but Python >= 3.11.
+# PYTHON=... names the one to make .venv with; otherwise the first of PYTHONS that is new enough
+# (macOS's own python3 is 3.9: asking for the versioned names first finds Homebrew's or python.org's).
+PYTHON ?=
+PYTHONS := python3.13 python3.12 python3.11 python3
+MIN_PYTHON := 3.11
+VENV ?= .venv
 BIN := $(VENV)/bin
 # Re-install whenever the dependency declarations or the pinned constraints change. `make run`
 # installs what runs the gateway (about 190 MB); the test and lint tools come with the first
@@ -17,13 +21,48 @@ SHELL := /bin/bash
 # The MCP Inspector CLI (pinned in tests/inspector/package-lock.json) for tests/transports.
 INSPECTOR_DIR := tests/inspector
 INSPECTOR := $(INSPECTOR_DIR)/node_modules/.installed
+# What `make test-mac` runs: the tests that need a real Mac and the person's own data.
+MAC_TESTS := tests/backends/eventkit/test_on_a_mac.py tests/backends/things/test_things_on_a_mac.py
 
-.PHONY: setup dev-setup run test lint bench clean browser
+.PHONY: setup dev-setup run test test-mac lint bench clean browser FORCE
 
 setup: $(STAMP)
 
-$(STAMP): pyproject.toml constraints.txt
-	@test -x $(BIN)/python || { echo "==> making .venv with $$($(PYTHON) --version)"; $(PYTHON) -m venv $(VENV); }
+# Prints the version it runs and exits non-zero when that is older than MIN_PYTHON (or it does not run).
+VERSION_OK := -c 'import sys; print("%d.%d.%d" % tuple(sys.version_info[:3])); \
+  sys.exit(sys.version_info[:2] < tuple(map(int, "$(MIN_PYTHON)".split("."))))'
+# A .venv whose python is too old (or gone) is made again: pip would only fail deep inside it.
+# Empty when .venv is fine or absent; otherwise what made it, for the line that says so.
+STALE_VENV := $(shell test -e $(BIN)/python -o -L $(BIN)/python && \
+  { v=$$($(BIN)/python $(VERSION_OK) 2>/dev/null) || \
+    if [ -n "$$v" ]; then echo "Python $$v, too old for fruitctl"; \
+    else echo "a Python that no longer runs"; fi; })
+
+# One line and a non-zero status, before anything is made, when no Python is new enough.
+define MAKE_VENV
+python=; found=; \
+for candidate in $(or $(PYTHON),$(PYTHONS)); do \
+  command -v "$$candidate" >/dev/null || continue; \
+  version=$$("$$candidate" $(VERSION_OK) 2>/dev/null) && { python=$$candidate; break; }; \
+  found="$$found$${found:+, }$$candidate $${version:-(does not run)}"; \
+done; \
+if [ -z "$$python" ]; then \
+  echo "fruitctl needs Python $(MIN_PYTHON) or newer; found $${found:-no $(or $(PYTHON),python3)}." \
+    "Get one (macOS: brew install python@3.12, or python.org's installer;" \
+    "Debian/Ubuntu: sudo apt-get install python3.11 python3.11-venv), then make again" \
+    "(or name it: make run PYTHON=/path/to/python3.12)" >&2; \
+  exit 1; \
+fi; \
+if [ -n "$(STALE_VENV)" ]; then \
+  echo "==> $(VENV) was made by $(STALE_VENV): making it again"; \
+  rm -rf $(VENV); \
+fi; \
+echo "==> making $(VENV) with Python $$version ($$python)"; \
+"$$python" -m venv $(VENV)
+endef
+
+$(STAMP): pyproject.toml constraints.txt $(if $(STALE_VENV),FORCE)
+	@test -x $(BIN)/python -a -z "$(STALE_VENV)" || { $(MAKE_VENV); }
 	@$(BIN)/python -m pip install --quiet --disable-pip-version-check --upgrade "pip>=24"
 	@echo "==> installing fruitctl and what runs it (FastAPI, the MCP SDK, SQLAlchemy, caldav, ...;"
 	@echo "    about 190 MB in .venv, a minute or two the first time, seconds afterwards)"
@@ -32,16 +71,27 @@ $(STAMP): pyproject.toml constraints.txt
 
 dev-setup: $(DEV_STAMP)
 
+FORCE:
+
 $(DEV_STAMP): $(STAMP)
 	@echo "==> adding the test and lint tools (pytest, Radicale, Playwright, mypy, ruff, ...; about 330 MB)"
 	@$(PIP) -e '.[dev]' 2>&1 | $(STEPS)
 	@touch $@
 
+# Where make installs Debian's packages itself (Linux, as root, with apt-get) or FRUITCTL_TEST_STRICT=1
+# says so (.ci/run), the browser and the Inspector are required and a missing one fails the run.
+# Elsewhere (a Mac, Linux without root) make says what it could not set up and goes on: those tests
+# then skip, each naming what it needs (tests/needs.py holds the same rule).
+DEBIAN_ROOT := { [ "$$(uname -s)" = Linux ] && [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null; }
+REQUIRED := { [ "$$FRUITCTL_TEST_STRICT" = 1 ] || $(DEBIAN_ROOT); }
+
 # --ignore-scripts: nothing in the tree needs an install script, and none may fetch anything else.
 $(INSPECTOR): $(INSPECTOR_DIR)/package.json $(INSPECTOR_DIR)/package-lock.json
-	@command -v npm >/dev/null || { echo "make test needs node and npm (Debian: apt-get install nodejs npm)"; exit 1; }
-	@npm ci --prefix $(INSPECTOR_DIR) --no-audit --no-fund --ignore-scripts --loglevel=error
-	@touch $@
+	@command -v npm >/dev/null || { \
+	  if $(REQUIRED); then echo "make test needs node and npm (Debian: apt-get install nodejs npm)"; exit 1; fi; \
+	  echo "==> no npm: the MCP Inspector test will skip (macOS: brew install node; Debian: apt-get install nodejs npm)"; \
+	  exit 0; }; \
+	npm ci --prefix $(INSPECTOR_DIR) --no-audit --no-fund --ignore-scripts --loglevel=error && touch $@
 
 # Sample data on first run (an empty store only), then the gateway in the foreground: its banner
 # says how to talk to it (fruitctl ping, nc -U, socat). Ctrl-C stops it.
@@ -58,15 +108,29 @@ lint: dev-setup
 	$(BIN)/lint-imports
 
 # The approval page's browser test drives Debian's chromium (Playwright's own download cannot
-# work here): install it when missing, as root; otherwise say how.
+# work here): install it when missing, as root on Debian; where it is required, say how; elsewhere
+# (a Mac: Homebrew's Chromium is an app, no `chromium` command) the test skips and says why.
 browser:
-	@command -v chromium >/dev/null || { \
-	  if [ "$$(id -u)" = 0 ]; then \
+	@command -v chromium >/dev/null || command -v chromium-browser >/dev/null || { \
+	  if $(DEBIAN_ROOT); then \
 	    (apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium >/dev/null) || exit 1; \
-	  else echo "make test needs chromium for the approval page test: sudo apt-get install -y chromium"; exit 1; fi; }
+	  elif $(REQUIRED); then \
+	    echo "make test needs chromium for the approval page test: sudo apt-get install -y chromium"; exit 1; \
+	  else echo "==> no chromium: the approval page's browser test will skip (it needs Debian's chromium)"; fi; }
 
 test: lint $(INSPECTOR) browser
 	$(BIN)/pytest
+
+# The live round trips against this Mac's own Reminders, Calendar and Things: a temporary list and
+# calendar, made and removed, and a to-do made and cancelled (Things' URLs cannot delete). macOS asks
+# the app running make (your terminal) for access the first time. Checked before anything is
+# installed: elsewhere there is nothing to run them against.
+test-mac:
+	@[ "$$(uname -s)" = Darwin ] || { \
+	  echo "make test-mac needs a Mac: it runs the live EventKit and Things round trips against your own data" \
+	    "(here, make test covers everything above them with fakes)" >&2; exit 1; }
+	@$(MAKE) --no-print-directory dev-setup
+	FRUITCTL_TEST_EVENTKIT=1 FRUITCTL_TEST_THINGS=1 $(BIN)/pytest -n 0 -rs $(MAC_TESTS)
 
 bench: dev-setup
 	$(BIN)/python benchmarks/store_scale.py
