@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import shutil
 import sys
+from pathlib import Path
 
 import needs
 import pytest
@@ -49,3 +50,9 @@ def test_strict_makes_it_a_failure_anywhere(monkeypatch: pytest.MonkeyPatch) -> 
     monkeypatch.setenv(needs.STRICT, "1")
     with pytest.raises(pytest.fail.Exception, match="FRUITCTL_TEST_STRICT=1"):
         needs.missing(WHAT)
+
+
+def test_ci_runs_make_test_strict() -> None:
+    """CI may be a machine where make cannot install chromium: there it must fail, not skip."""
+    ci = (Path(__file__).parents[1] / ".ci" / "run").read_text()
+    assert f"\n{needs.STRICT}=1 make test\n" in ci
