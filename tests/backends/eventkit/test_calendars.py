@@ -12,6 +12,7 @@ import pytest
 from backends.eventkit.fake import EK_ERROR_DOMAIN, FakeEventKit
 
 from fruitctl.backends.eventkit.calendars import EventKitCalendars, spans
+from fruitctl.backends.eventkit.hosts import Responsible
 from fruitctl.backends.eventkit.permission import Access
 from fruitctl.backends.eventkit.values import (
     DAILY,
@@ -33,6 +34,7 @@ from fruitctl.domain.errors import (
 from fruitctl.ports import EventRange, NewEvent
 
 ROME = ZoneInfo("Europe/Rome")
+ITERM = Responsible("iTerm", "/Applications/iTerm.app", "terminal")
 START = datetime(2026, 3, 2, 8, 0, tzinfo=UTC)  # 09:00 in Rome
 
 
@@ -46,7 +48,7 @@ def fake() -> FakeEventKit:
 
 @pytest.fixture
 def backend(fake: FakeEventKit) -> EventKitCalendars:
-    return EventKitCalendars(fake, Access(fake))
+    return EventKitCalendars(fake, Access(fake, who=lambda: ITERM))
 
 
 def home(fake: FakeEventKit) -> str:

@@ -22,7 +22,7 @@ from fruitctl.cli.app import app as cli_app
 from fruitctl.policy.decision import Actor
 
 AGENT = Actor("agent", "claude")
-ITERM = Responsible("iTerm", "/Applications/iTerm.app")
+ITERM = Responsible("iTerm", "/Applications/iTerm.app", "terminal")
 runner = CliRunner()
 
 
@@ -146,9 +146,22 @@ def test_the_demo_puts_no_sample_among_the_persons_reminders(mac: FakeEventKit) 
     assert titles(mac) == [] and len(mac.lists["reminder"]) == 2
 
 
-def test_doctor_asks_for_access_and_its_write_test_leaves_nothing_behind(
-    mac: FakeEventKit,
+def test_doctor_never_waits_on_a_prompt_nobody_sees(mac: FakeEventKit) -> None:
+    mac.status["event"] = NOT_DETERMINED
+    shown = cli("doctor", "--json")  # CliRunner's stdin is no terminal
+    report = json.loads(shown.stdout)
+    assert not any(name == "request_access" for name, _ in mac.calls)
+    assert report["calendar"]["permission"] == "not_determined"
+    assert report["healthy"] is False and shown.exit_code == 1
+    steps = report["calendar"]["error"]["details"]["instructions"]
+    assert "Run `fruitctl doctor` in iTerm" in " ".join(steps)
+
+
+def test_doctor_asks_for_access_at_a_terminal_and_its_write_test_leaves_nothing_behind(
+    mac: FakeEventKit, monkeypatch: pytest.MonkeyPatch
 ) -> None:
+    at_a_terminal = Access(mac, may_prompt=True, who=lambda: ITERM)
+    monkeypatch.setattr(eventkit, "shared_access", lambda may_prompt: at_a_terminal)
     mac.status["event"] = NOT_DETERMINED
     shown = cli("doctor", "--write-test", "--json")
     report = json.loads(shown.stdout)

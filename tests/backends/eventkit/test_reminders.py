@@ -35,7 +35,7 @@ from fruitctl.domain.errors import (
 )
 from fruitctl.ports import NewReminder, ReminderQuery, ReminderScope
 
-WHO = Responsible("Claude", "/Applications/Claude.app")
+WHO = Responsible("iTerm", "/Applications/iTerm.app", "terminal")
 
 
 class Clock:
@@ -310,10 +310,10 @@ def test_without_access_a_read_is_refused_with_instructions_not_an_empty_list(
         backend.fetch(ReminderQuery())
     details = caught.value.details
     assert details["service"] == "reminders" and details["status"] == "denied"
-    assert "Enable access for Claude (/Applications/Claude.app)" in details["instructions"]
+    assert "Enable access for iTerm (/Applications/iTerm.app)" in details["instructions"]
     assert count(fake, "fetch_reminders") == 0
     assert backend.permission_status() == "denied"
-    assert backend.access_holder() == "Claude (/Applications/Claude.app)"
+    assert backend.access_holder() == "iTerm (/Applications/iTerm.app)"
 
 
 def test_tags_and_flags_come_from_the_reminders_store(fake: FakeEventKit, tmp_path: Path) -> None:

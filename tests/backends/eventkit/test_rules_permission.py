@@ -3,13 +3,16 @@ from RRULE text, permissions and their instructions, and EventKit's errors as do
 
 from __future__ import annotations
 
+import os
 from datetime import UTC, datetime
 
 import pytest
 from backends.eventkit.fake import FakeEventKit
 
+from fruitctl.backends.eventkit.advice import instructions
 from fruitctl.backends.eventkit.errors import translate
-from fruitctl.backends.eventkit.permission import Access, Responsible, responsible
+from fruitctl.backends.eventkit.hosts import Responsible, detect, responsible
+from fruitctl.backends.eventkit.permission import Access
 from fruitctl.backends.eventkit.rules import raw_rule, recurrence_text
 from fruitctl.backends.eventkit.values import (
     DENIED,
@@ -30,7 +33,7 @@ from fruitctl.domain.errors import (
     Unsupported,
 )
 
-TERMINAL = Responsible("Terminal", "/System/Applications/Utilities/Terminal.app")
+TERMINAL = Responsible("Terminal", "/System/Applications/Utilities/Terminal.app", "terminal")
 
 
 # -- recurrence ----------------------------------------------------------------------------------
@@ -82,18 +85,117 @@ def test_rules_eventkit_cannot_keep_are_refused(text: str, problem: str) -> None
 # -- permission ----------------------------------------------------------------------------------
 
 
-def test_the_responsible_app_is_the_nearest_bundle() -> None:
-    chain = [
-        "/opt/homebrew/bin/python3.11",
-        "/bin/zsh",
-        "/Applications/iTerm.app/Contents/MacOS/iTerm2",
-        "/sbin/launchd",
-    ]
-    assert responsible(chain) == Responsible("iTerm", "/Applications/iTerm.app")
-    claude = ["/usr/bin/python3", "/Applications/Claude.app/Contents/MacOS/Claude"]
-    assert responsible(claude).name == "Claude"
-    daemon = responsible(["/usr/local/bin/python3.11"], executable="/usr/local/bin/python3.11")
-    assert daemon.background and daemon.name == "the Python at /usr/local/bin/python3.11"
+TERMINAL_APP = "/System/Applications/Utilities/Terminal.app/Contents/MacOS/Terminal"
+FRAMEWORK_PYTHON = (
+    "/opt/homebrew/Cellar/python@3.12/3.12.7/Frameworks/Python.framework/Versions/3.12/"
+    "Resources/Python.app/Contents/MacOS/Python"
+)
+CLT_PYTHON = (
+    "/Library/Developer/CommandLineTools/Library/Frameworks/Python3.framework/Versions/3.9/"
+    "Resources/Python.app/Contents/MacOS/Python"
+)
+VENV_PYTHON = "/Users/ada/fruitctl/.venv/bin/python3"
+SHELL = ["/bin/zsh", "/usr/bin/login"]
+VS_CODE = "/Applications/Visual Studio Code.app/Contents/Frameworks/Code Helper (Plugin).app/Contents/MacOS/Code Helper (Plugin)"  # noqa: E501
+HOLDER = "/Users/ada/Applications/fruitctl.app/Contents/MacOS/fruitctl"
+ROUTE = "run `fruitctl service install`"
+NEVER = ("Enable access for", "Open System Settings")
+
+# (who started us, the chain nearest first) -> (name, kind, what the advice says, never says)
+HOSTS = {
+    "Terminal": ([VENV_PYTHON, *SHELL, TERMINAL_APP], "Terminal", "terminal"),
+    "iTerm": (
+        [
+            "/opt/homebrew/bin/python3.11",
+            "/bin/zsh",
+            "/Applications/iTerm.app/Contents/MacOS/iTerm2",
+        ],
+        "iTerm",
+        "terminal",
+    ),
+    "a framework Python in Terminal": (
+        [FRAMEWORK_PYTHON, *SHELL, TERMINAL_APP],
+        "Terminal",
+        "terminal",
+    ),
+    "the Command Line Tools' Python in Terminal": (
+        [CLT_PYTHON, *SHELL, TERMINAL_APP],
+        "Terminal",
+        "terminal",
+    ),
+    "Claude Desktop": (
+        [
+            FRAMEWORK_PYTHON,
+            "/Applications/Claude.app/Contents/Helpers/disclaimer",
+            "/Applications/Claude.app/Contents/MacOS/Claude",
+        ],
+        "Claude",
+        "app",
+    ),
+    "VS Code's terminal": ([VENV_PYTHON, "/bin/zsh", VS_CODE], "Visual Studio Code", "app"),
+    "Warp": (
+        [VENV_PYTHON, "/bin/zsh", "/Applications/Warp.app/Contents/MacOS/stable"],
+        "Warp",
+        "app",
+    ),
+    "SSH": (
+        [VENV_PYTHON, "/bin/zsh", "/usr/libexec/sshd-session", "/usr/sbin/sshd"],
+        "an SSH session",
+        "ssh",
+    ),
+    "launchd": ([FRAMEWORK_PYTHON], f"the Python at {VENV_PYTHON}", "service"),
+    "fruitctl.app": ([FRAMEWORK_PYTHON, HOLDER], "fruitctl", "holder"),
+}
+ADVICE = {
+    # kind -> (said when denied, said when not yet asked)
+    "terminal": ("Enable access for {name} ({path})", "Run `fruitctl doctor` in {name}"),
+    "holder": ("Enable access for fruitctl ({path})", "Allow fruitctl when macOS asks"),
+    "app": (
+        "{name} cannot ask macOS for your Reminders",
+        "point {name}'s MCP server settings at `fruitctl mcp`",
+    ),
+    "ssh": ("This is an SSH session", ROUTE),
+    "service": ("runs in the background without an app", ROUTE),
+}
+
+
+@pytest.mark.parametrize("host", HOSTS)
+def test_each_host_gets_advice_that_can_be_followed(host: str) -> None:
+    chain, name, kind = HOSTS[host]
+    who = responsible(chain, executable=VENV_PYTHON)
+    assert (who.name, who.kind) == (name, kind)
+    assert who.can_ask == (kind in ("terminal", "holder"))
+    denied, unasked = (said.format(name=who.name, path=who.path) for said in ADVICE[kind])
+    for status, says in ((DENIED, denied), (NOT_DETERMINED, unasked)):
+        steps = " ".join(instructions("reminder", status, who))
+        assert says in steps, (host, status, steps)
+        if not who.can_ask:  # it never appears in System Settings: never send anyone there
+            assert not any(never in steps for never in NEVER), (host, steps)
+            assert ROUTE in steps
+    assert "Python.app" not in who.path
+
+
+def test_the_responsible_app_of_a_framework_python_is_never_python() -> None:
+    assert responsible([FRAMEWORK_PYTHON, *SHELL, TERMINAL_APP]).path == (
+        "/System/Applications/Utilities/Terminal.app"
+    )
+    nested = "/Applications/Xcode.app/Contents/Developer/Library/Frameworks/Python3.framework/Versions/3.9/Resources/Python.app/Contents/MacOS/Python"  # noqa: E501
+    assert responsible([nested, *SHELL, TERMINAL_APP]).name == "Terminal"
+
+
+def test_macos_own_answer_wins_over_the_parent_walk() -> None:
+    chains = {
+        100: [VENV_PYTHON, "/sbin/launchd"],  # re-parented after `fruitctl server start`
+        42: [TERMINAL_APP],  # the Terminal macOS still holds responsible
+        7: [FRAMEWORK_PYTHON, *SHELL, TERMINAL_APP],
+    }
+    own = os.getpid()
+    chains[own] = chains.pop(100)
+    assert detect(lambda pid: 42, chains.__getitem__).kind == "terminal"
+    assert detect(lambda pid: None, chains.__getitem__).kind == "service"  # off a Mac
+    chains[own] = chains.pop(7)
+    disclaimed = detect(lambda pid: pid, chains.__getitem__)  # answers for itself
+    assert (disclaimed.name, disclaimed.can_ask) == ("Terminal", False)
 
 
 @pytest.mark.parametrize(
@@ -101,7 +203,7 @@ def test_the_responsible_app_is_the_nearest_bundle() -> None:
     [
         (DENIED, "denied", "Enable access for Terminal"),
         (RESTRICTED, "restricted", "Ask whoever manages this Mac"),
-        (NOT_DETERMINED, "not_determined", "run `fruitctl doctor` once in Terminal"),
+        (NOT_DETERMINED, "not_determined", "Run `fruitctl doctor` in Terminal"),
         (WRITE_ONLY, "denied", "from 'Add Only' to 'Full Access'"),
     ],
 )
@@ -117,11 +219,11 @@ def test_without_access_a_call_is_refused_with_instructions(
     details = refused.value.details
     assert details["service"] == "calendar" and details["status"] == status
     assert any(says in step for step in details["instructions"])
-    if raw != RESTRICTED:
+    if raw not in (RESTRICTED, NOT_DETERMINED):
         assert details["instructions"][0] == (
             "Open System Settings > Privacy & Security > Calendars"
         )
-    assert ("request_access", ("event", 120.0)) not in fake.calls  # a daemon never prompts
+    assert ("request_access", ("event", 120.0)) not in fake.calls  # nobody at a terminal
 
 
 def test_an_interactive_process_asks_once_and_a_grant_lets_it_in() -> None:
@@ -140,15 +242,28 @@ def test_an_interactive_process_asks_once_and_a_grant_lets_it_in() -> None:
     assert len([c for c in fake.calls if c[0] == "request_access"]) == 2  # once per process
 
 
-def test_a_background_daemon_is_told_how_to_get_the_prompt() -> None:
+@pytest.mark.parametrize(
+    ("who", "at_a_terminal", "asks"),
+    [
+        (TERMINAL, True, True),
+        (TERMINAL, False, False),  # piped, or a daemon: nobody sees the prompt
+        (Responsible("fruitctl", "/Users/ada/Applications/fruitctl.app", "holder"), False, True),
+        (Responsible("Claude", "/Applications/Claude.app", "app"), True, False),
+        (Responsible("Code", "/Applications/Visual Studio Code.app", "app"), True, False),
+        (Responsible("an SSH session", "/usr/libexec/sshd-session", "ssh"), True, False),
+        (Responsible("the Python at /usr/bin/python3", "/usr/bin/python3", "service"), True, False),
+    ],
+)
+def test_a_prompt_is_asked_for_only_where_it_can_be_answered(
+    who: Responsible, at_a_terminal: bool, asks: bool
+) -> None:
+    """Neither a call nor `fruitctl doctor` waits on a prompt nobody sees or macOS never shows:
+    they answer not_determined with the route instead."""
     fake = FakeEventKit()
-    fake.status["reminder"] = DENIED
-    daemon = Responsible("the Python at /usr/bin/python3", "/usr/bin/python3", background=True)
-    with pytest.raises(PermissionDenied) as refused:
-        Access(fake, who=lambda: daemon).require("reminder")
-    steps = refused.value.details["instructions"]
-    assert "Enable access for the Python at /usr/bin/python3 (/usr/bin/python3)" in steps
-    assert any("background service cannot show" in step for step in steps)
+    fake.status["reminder"] = NOT_DETERMINED
+    access = Access(fake, may_prompt=at_a_terminal, who=lambda: who)
+    assert access.request("reminder") == ("authorized" if asks else "not_determined")
+    assert any(name == "request_access" for name, _ in fake.calls) == asks
 
 
 # -- errors --------------------------------------------------------------------------------------
