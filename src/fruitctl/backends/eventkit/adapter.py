@@ -10,7 +10,10 @@ Linux through a fake of the port. What is left here is held to EventKit's publis
 by ``tests/backends/eventkit/test_selectors.py``, so a typo fails on Linux, not on a Mac.
 
 One ``EKEventStore`` per process, created on first use (creating one is slow, and ``import
-EventKit`` alone costs hundreds of milliseconds): the frameworks are imported on first use.
+EventKit`` alone costs hundreds of milliseconds): the frameworks are imported on first use. A
+store made before access was granted keeps the empty view it had then (no lists on the first
+run), so a grant - answered here, or given in System Settings while this process runs - makes
+the next use create a new one.
 Completion handlers run on EventKit's private queue and are waited for on a ``threading.Event``;
 ``NSError **`` out-parameters come back as ``(ok, error)`` and become ``StoreError``. Writes are
 serialised, and a failed one resets the store so that no half-saved change is committed later.
@@ -28,6 +31,7 @@ from fruitctl.backends.eventkit import decode, encode
 from fruitctl.backends.eventkit.kit import eventkit
 from fruitctl.backends.eventkit.values import (
     ADAPTER_DOMAIN,
+    FULL_ACCESS,
     NOT_FOUND,
     Entity,
     EventWrite,
@@ -53,14 +57,27 @@ class EventKitAdapter:
     def __init__(self) -> None:
         self._lock = threading.RLock()
         self._handle: Any = None
+        self._sees: set[Entity] = set()
+        """The entities this process had access to when the current store was made."""
         self._pending: set[_Completion] = set()
 
     def _store(self) -> Any:
         if self._handle is None:
             with self._lock:
                 if self._handle is None:
-                    self._handle = eventkit().EKEventStore.alloc().init()
+                    kind = eventkit().EKEventStore
+                    self._sees = {
+                        entity for entity in ENTITY_TYPES if _status(kind, entity) == FULL_ACCESS
+                    }
+                    self._handle = kind.alloc().init()
         return self._handle
+
+    def _granted(self, entity: Entity) -> None:
+        """Access to ``entity`` is granted: a store made without it shows none of its data,
+        so it is dropped, and the next use makes a fresh one."""
+        with self._lock:
+            if self._handle is not None and entity not in self._sees:
+                self._handle = None
 
     @contextmanager
     def _writing(self) -> Iterator[Any]:
@@ -76,8 +93,10 @@ class EventKitAdapter:
     # -- permission --------------------------------------------------------------------------
 
     def authorization(self, entity: Entity) -> int:
-        status = eventkit().EKEventStore.authorizationStatusForEntityType_(ENTITY_TYPES[entity])
-        return int(status)
+        status = _status(eventkit().EKEventStore, entity)
+        if status == FULL_ACCESS:  # perhaps given in System Settings while this process ran
+            self._granted(entity)
+        return status
 
     def request_access(self, entity: Entity, timeout: float) -> bool:
         store = self._store()
@@ -94,6 +113,8 @@ class EventKitAdapter:
         else:
             store.requestAccessToEntityType_completion_(ENTITY_TYPES[entity], handler)
         granted, _error = completion.wait(timeout, f"the {entity} access request")
+        if granted:
+            self._granted(entity)
         return bool(granted)
 
     # -- calendars ---------------------------------------------------------------------------
@@ -250,6 +271,11 @@ def _missing(kind: str, item_id: str) -> StoreError:
 
 
 # -- finding items -------------------------------------------------------------------------------
+
+
+def _status(kind: Any, entity: Entity) -> int:
+    """``EKAuthorizationStatus`` of this process for the entity type."""
+    return int(kind.authorizationStatusForEntityType_(ENTITY_TYPES[entity]))
 
 
 def _default(store: Any, entity: Entity) -> Any:
