@@ -6,7 +6,6 @@ from __future__ import annotations
 import configparser
 import json
 import os
-import plistlib
 import signal
 import socket
 import stat
@@ -232,21 +231,6 @@ def test_service_install_writes_a_systemd_user_unit(
     assert int(unit["Unit"]["StartLimitBurst"]) > 0
     assert unit["Install"]["WantedBy"] == "default.target"
     assert path.stat().st_mode & 0o777 == 0o644
-
-
-def test_service_install_writes_a_launchd_agent(
-    home: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    monkeypatch.setenv("HOME", str(tmp_path))
-    result = runner.invoke(app, ["service", "install", "--platform", "macos"])
-    assert result.exit_code == 0, result.output
-    path = tmp_path / "Library" / "LaunchAgents" / "dev.fruitctl.gateway.plist"
-    agent = plistlib.loads(path.read_bytes())
-    assert agent["ProgramArguments"] == [sys.executable, "-m", "fruitctl", "serve"]
-    assert agent["EnvironmentVariables"] == {"FRUITCTL_HOME": str(home)}
-    assert agent["KeepAlive"] == {"SuccessfulExit": False}
-    assert agent["ThrottleInterval"] >= 10 and agent["RunAtLoad"] is True
-    assert "launchctl bootstrap" in result.stdout
 
 
 def test_service_status_and_uninstall(

@@ -1,5 +1,6 @@
 """``fruitctl server start|stop|status`` (the daemon in the background) and
-``fruitctl service install|uninstall|status`` (a systemd user unit or a launchd agent)."""
+``fruitctl service install|uninstall|status`` (a systemd user unit, or on macOS fruitctl.app and
+the launchd agent that runs it)."""
 
 from __future__ import annotations
 
@@ -13,7 +14,8 @@ import typer
 from fruitctl.cli.app import JsonOption, services
 from fruitctl.cli.output import EXIT_CODES, emit_json, out, reporting
 from fruitctl.cli.serve import Host, Port
-from fruitctl.daemon import control, units
+from fruitctl.daemon import bundle, control, units
+from fruitctl.daemon.bundle import App
 from fruitctl.daemon.lifecycle import RuntimeFiles
 from fruitctl.startup import AlreadyRunning, StartupError
 
@@ -102,52 +104,107 @@ def status_command(as_json: JsonOption = False) -> None:
 PlatformOption = Annotated[
     Platform | None, typer.Option(help="Which service manager (default: this system's).")
 ]
+AppFolderOption = Annotated[
+    Path | None,
+    typer.Option(
+        "--app-folder", help="Where fruitctl.app goes on macOS (default: ~/Applications)."
+    ),
+]
 
 
-def _unit(platform: Platform | None) -> units.Unit:
+def _unit(platform: Platform | None, app_folder: Path | None) -> tuple[units.Unit, App | None]:
+    """The service file, and on macOS the app it runs (None for systemd)."""
     chosen = platform or (Platform.macos if sys.platform == "darwin" else Platform.linux)
     paths = services(daemon=False).config.paths
     command = control.serve_command()
     env = units.passed_environment()
     if chosen is Platform.macos:
-        return units.launchd_agent(command, env, Path.home(), paths.log_dir)
-    return units.systemd_unit(command, env, Path.home())
+        app = bundle.app_in(app_folder or Path.home() / "Applications", command)
+        return units.launchd_agent(app, env, Path.home(), paths.log_dir), app
+    return units.systemd_unit(command, env, Path.home()), None
 
 
 @service_app.command("install")
-def install_command(platform: PlatformOption = None, as_json: JsonOption = False) -> None:
-    """Write a systemd user unit (Linux) or a launchd agent (macOS) running `fruitctl serve`."""
-    unit = _unit(platform)
+def install_command(
+    platform: PlatformOption = None,
+    app_folder: AppFolderOption = None,
+    rebuild: Annotated[
+        bool,
+        typer.Option("--rebuild", help="Build fruitctl.app again even when it is up to date."),
+    ] = False,
+    as_json: JsonOption = False,
+) -> None:
+    """Write a systemd user unit (Linux), or build fruitctl.app and write a launchd agent
+    running it (macOS), to run `fruitctl serve` at login."""
+    unit, app = _unit(platform, app_folder)
+    with reporting(as_json):
+        built = bundle.build(app, rebuild=rebuild) if app else None
     path = units.write(unit)
-    _say(
-        as_json,
-        {"path": str(path), "enable": unit.enable_hint},
-        f"Wrote {path}\nEnable it with: {unit.enable_hint}",
-    )
+    done: dict[str, Any] = {"path": str(path), "enable": unit.enable_hint}
+    lines = [f"Wrote {path}", f"Enable it with: {unit.enable_hint}"]
+    if app and built:
+        done |= {"app": built, "notes": bundle.grant_notes(app)}
+        lines = [_built_line(built), *lines, *done["notes"]]
+        lines += [RESTART_HINT] if built["built"] else []
+    _say(as_json, done, "\n".join(lines))
+
+
+RESTART_HINT = (
+    "If the daemon already runs, restart it on the new app: "
+    f"launchctl kickstart -k gui/$(id -u)/{units.LABEL}"
+)
+
+
+def _built_line(built: dict[str, Any]) -> str:
+    if not built["built"]:
+        return f"Kept {built['path']} (up to date)."
+    signed = "signed ad hoc" if built["signed"] else "not signed: codesign runs only on macOS"
+    return f"Built {built['path']} ({signed})."
 
 
 @service_app.command("uninstall")
-def uninstall_command(platform: PlatformOption = None, as_json: JsonOption = False) -> None:
-    """Stop and disable the service through its manager, then remove its file."""
-    done = units.remove(_unit(platform))
+def uninstall_command(
+    platform: PlatformOption = None, app_folder: AppFolderOption = None, as_json: JsonOption = False
+) -> None:
+    """Stop and disable the service through its manager, then remove its file (and
+    fruitctl.app on macOS)."""
+    unit, app = _unit(platform, app_folder)
+    done = units.remove(unit)
+    if app:
+        done["app"] = bundle.remove(app)
     if as_json:
         emit_json(done)
-        return
-    if not done["removed"]:
-        out.print(f"Not installed ({done['path']}).", markup=False)
         return
     for ran in done["manager"]:
         verdict = "done" if ran["ok"] else f"did not work: {ran['output'] or 'no output'}"
         out.print(f"{' '.join(ran['command'])}: {verdict}", markup=False)
-    out.print(f"Removed {done['path']}.", markup=False)
+    removed = f"Removed {done['path']}." if done["removed"] else f"Not installed ({done['path']})."
+    out.print(removed, markup=False)
+    if app:
+        _say_app_removed(done["app"])
+
+
+def _say_app_removed(removed: dict[str, Any]) -> None:
+    if removed["removed"]:
+        text = (
+            f"Removed {removed['path']}. macOS keeps what you allowed it; to forget that too: "
+            f"tccutil reset All {bundle.BUNDLE_ID}"
+        )
+    else:
+        text = f"{removed['path']}: {removed['reason']}."
+    out.print(text, markup=False)
 
 
 @service_app.command("status")
-def service_status_command(platform: PlatformOption = None, as_json: JsonOption = False) -> None:
-    """Whether the service file is installed and current, and whether the daemon answers
-    (exit 3 when it is not installed)."""
-    unit = _unit(platform)
+def service_status_command(
+    platform: PlatformOption = None, app_folder: AppFolderOption = None, as_json: JsonOption = False
+) -> None:
+    """Whether the service file is installed and current, whether fruitctl.app is (macOS), and
+    whether the daemon answers (exit 3 when the service is not installed)."""
+    unit, app = _unit(platform, app_folder)
     found = {**units.installed(unit), "daemon": control.status(_files()[0])}
+    if app:
+        found["app"] = bundle.state(app)
     if as_json:
         emit_json(found)
     elif not found["installed"]:
@@ -157,8 +214,23 @@ def service_status_command(platform: PlatformOption = None, as_json: JsonOption 
         daemon = found["daemon"]
         running = f"running, pid {daemon['pid']}" if daemon["running"] else "not running"
         out.print(f"installed: {found['path']}{current}\ndaemon: {running}", markup=False)
+    if app and not as_json:
+        out.print(_app_line(found["app"]), markup=False)
     if not found["installed"]:
         raise typer.Exit(NOT_RUNNING)
+
+
+def _app_line(app: dict[str, Any]) -> str:
+    if not app["present"]:
+        return f"app: {app['path']} is missing - run fruitctl service install"
+    if app["signatureValid"] is False:
+        return f"app: {app['path']} - its signature does not hold: run fruitctl service install"
+    if not app["upToDate"]:
+        return (
+            f"app: {app['path']} - built for another Python or an older launcher: run fruitctl "
+            "service install (macOS may ask again)"
+        )
+    return f"app: {app['path']} (up to date)"
 
 
 def _say(as_json: bool, data: dict[str, Any], text: str) -> None:

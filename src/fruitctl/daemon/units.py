@@ -1,5 +1,5 @@
 """``fruitctl service install|uninstall|status``: a systemd user unit (Linux) or a launchd
-agent (macOS).
+agent (macOS; it runs fruitctl.app, whose launcher starts ``fruitctl serve`` as its child).
 
 Both run ``fruitctl serve`` in the foreground and let the service manager restart it with
 throttling: systemd restarts on failure after 2 s, at most 5 times in 5 minutes, never for exits a
@@ -21,9 +21,10 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from fruitctl.daemon.bundle import BUNDLE_ID, App
 from fruitctl.private import make_dirs
 
-LABEL = "dev.fruitctl.gateway"
+LABEL = BUNDLE_ID
 UNIT_NAME = "fruitctl.service"
 PASSED_ENV = ("FRUITCTL_HOME", "FRUITCTL_SOCKET_PATH")
 
@@ -69,14 +70,20 @@ def systemd_unit(command: list[str], env: dict[str, str], home: Path) -> Unit:
     )
 
 
-def launchd_agent(command: list[str], env: dict[str, str], home: Path, log_dir: Path) -> Unit:
+def launchd_agent(app: App, env: dict[str, str], home: Path, log_dir: Path) -> Unit:
+    """The agent runs fruitctl.app's launcher, never Python itself: launchd makes what it
+    starts the process macOS asks about, and only an app can be asked (``daemon.bundle``)."""
     agent = {
         "Label": LABEL,
-        "ProgramArguments": command,
+        "ProgramArguments": [str(app.executable)],
+        "AssociatedBundleIdentifiers": [BUNDLE_ID],
         "EnvironmentVariables": env,
         "RunAtLoad": True,
         "KeepAlive": {"SuccessfulExit": False},
         "ThrottleInterval": 10,
+        # SIGTERM drains in-flight requests (the launcher hands it on); launchd's default 20 s
+        # before SIGKILL is shorter than systemd's TimeoutStopSec above.
+        "ExitTimeOut": 60,
         "ProcessType": "Background",
         "StandardOutPath": str(log_dir / "server.log"),
         "StandardErrorPath": str(log_dir / "server.log"),
