@@ -1,13 +1,29 @@
-"""``fruitctl mcp``: serve every tool over MCP - stdio by default, streamable HTTP with --http."""
+"""``fruitctl mcp``: serve every tool over MCP - stdio by default, streamable HTTP with --http.
+
+Where the tools run is ``transports.mcp_route.choose``: through the daemon when one answers
+(the one holder of the person's data), else in this process - on a Mac with Apple data, only
+where macOS already lets this process in; otherwise every call says how to start the holder.
+"""
 
 from __future__ import annotations
 
-from typing import Annotated
+import os
+import sys
+from typing import TYPE_CHECKING, Annotated, Any
 
 import anyio
 import typer
 
 from fruitctl.cli.app import services
+from fruitctl.daemon.lifecycle import RuntimeFiles
+from fruitctl.transports.mcp_route import MAC, choose
+
+if TYPE_CHECKING:
+    from fruitctl.bootstrap import App
+    from fruitctl.transports.mcp import McpTools
+    from fruitctl.transports.mcp_front import DaemonTools, RefusingTools
+
+IN_PROCESS_ENV = "FRUITCTL_IN_PROCESS"  # as for every command: never the daemon
 
 
 def mcp_command(
@@ -17,13 +33,75 @@ def mcp_command(
     host: Annotated[str, typer.Option(help="HTTP address (loopback by default).")] = "127.0.0.1",
     port: Annotated[int, typer.Option(help="HTTP port; 0 picks a free one.")] = 8766,
 ) -> None:
-    """Serve fruitctl's tools to an MCP client (Claude Desktop, Claude Code, Codex, Cursor)."""
-    app = services(False)
+    """Serve fruitctl's tools to an MCP client (Claude Desktop, Claude Code, Codex, Cursor).
+    When fruitctl's daemon runs, the tools run there."""
+    app = services(False, daemon=False)  # the daemon, if any, is reached below, as MCP's
+    tools = front(app)
+    try:
+        _serve(app, tools, http, host, port)
+    finally:
+        if tools is not None:
+            tools.close()
+
+
+def _serve(app: App, tools: McpTools | None, http: bool, host: str, port: int) -> None:
     if http:
         from fruitctl.transports.mcp_http import serve_http
 
-        serve_http(app, host=host, port=port)
+        serve_http(app, host=host, port=port, tools=tools)
         return
     from fruitctl.transports.mcp import serve_stdio
 
-    anyio.run(serve_stdio, app.gateway, app.config.settings.approvals.mcp_elicitation)
+    gateway = app.gateway if tools is None else None  # never built when another runs the tools
+    anyio.run(serve_stdio, gateway, app.config.settings.approvals.mcp_elicitation, tools)
+
+
+def front(app: App) -> DaemonTools | RefusingTools | None:
+    """Who runs the tools: the daemon, a refusal, or None for this process's gateway."""
+    from fruitctl.transports.mcp_front import DaemonTools, RefusingTools
+
+    files = RuntimeFiles(app.config.paths.socket_file)
+    daemon = (
+        None if os.environ.get(IN_PROCESS_ENV) else DaemonTools.reach(files.socket, files.token)
+    )
+    if daemon is not None:
+        return daemon
+    backends, permissions = _access(app)
+    route = choose(sys.platform, False, backends, permissions)
+    if route.way != "refuse":
+        return None
+    print(f"fruitctl mcp: {route.refusal().message}", file=sys.stderr, flush=True)
+    return RefusingTools(_listing(), route.refusal())
+
+
+def _access(app: App) -> tuple[dict[str, str], dict[str, str]]:
+    """What holds each service's data here, and - on a Mac only - whether macOS lets this
+    process in, each read without a prompt."""
+    from fruitctl.backend_factories import backend_name
+
+    settings = app.config.settings
+    backends = {
+        "reminders": backend_name(settings.reminders.backend),
+        "calendar": backend_name(settings.calendar.backend),
+    }
+    if sys.platform != MAC:
+        return backends, {}
+    permissions: dict[str, str] = {}
+    if backends["reminders"] == "eventkit":
+        permissions["reminders"] = app.backend.permission_status()
+    if backends["calendar"] == "eventkit":
+        permissions["calendar"] = app.calendar_backend.permission_status()
+    things = app.things.status()
+    if things["state"] != "not set up":
+        backends["things"] = "things"
+        permissions["things"] = "authorized" if things.get("readable") else "denied"
+    return backends, permissions
+
+
+def _listing() -> list[Any]:
+    """The tools as the registry declares them, without a gateway: building one would finish
+    half-done approvals, which this process may not touch."""
+    from fruitctl.tools.catalog import all_tools
+    from fruitctl.transports.mcp import describe
+
+    return [describe(tool.definition) for tool in all_tools()]

@@ -10,7 +10,7 @@ back as the pending proposal - not an error - with the command that approves it.
 from __future__ import annotations
 
 import json
-from typing import Any
+from typing import TYPE_CHECKING, Any, Protocol
 
 import anyio
 import mcp_types as types
@@ -23,6 +23,9 @@ from fruitctl import __version__
 from fruitctl.domain.errors import FruitctlError
 from fruitctl.policy.decision import Actor, display_name
 from fruitctl.tools.model import ToolDefinition, ToolResult
+
+if TYPE_CHECKING:
+    from fruitctl.gateway import Action
 
 INSTRUCTIONS = (
     "fruitctl gives you governed access to the person's reminders, calendars and, when Things 3 "
@@ -38,24 +41,80 @@ STDIO_ACTOR = Actor("agent", "mcp:stdio")
 """Who calls over stdio: the program that started this process, whatever name it gives."""
 
 
-def build_server(gateway: Any, *, elicit: bool = False) -> Server[Any]:
-    """An MCP server whose tools are the gateway's registry. With ``elicit``, a write that
-    needs approval is put to the person through the client's elicitation form."""
+class McpTools(Protocol):
+    """Whoever runs the tools an MCP server serves: this process's gateway (``InProcessTools``)
+    or the daemon that holds the person's data (``mcp_front.DaemonTools``)."""
+
+    async def listing(self) -> list[types.Tool]: ...
+
+    def known(self, name: str) -> bool: ...
+
+    async def call(self, name: str, args: dict[str, Any] | None, actor: Actor) -> ToolResult:
+        """The call's result; ``metadata["pending"]`` when it was filed as a proposal."""
+        ...
+
+    async def proposal(self, proposal_id: str, actor: Actor) -> dict[str, Any]: ...
+
+    async def decide(
+        self, proposal_id: str, action: Action, who: Actor, reason: str | None
+    ) -> dict[str, Any]: ...
+
+
+class InProcessTools:
+    """The tools run by the gateway in this process."""
+
+    def __init__(self, gateway: Any) -> None:
+        self._gateway = gateway
+
+    async def listing(self) -> list[types.Tool]:
+        return [describe(d) for d in self._gateway.registry.list_tools()]
+
+    def known(self, name: str) -> bool:
+        return self._gateway.registry.get(name) is not None
+
+    async def call(self, name: str, args: dict[str, Any] | None, actor: Actor) -> ToolResult:
+        result: ToolResult = await self._gateway.ainvoke(name, args, actor)
+        if self._gateway.approvals is None:  # nothing can be asked: never treated as pending
+            return result.model_copy(update={"metadata": {}})
+        return result
+
+    async def proposal(self, proposal_id: str, actor: Actor) -> dict[str, Any]:
+        approvals = self._gateway.approvals
+        found: dict[str, Any] = await anyio.to_thread.run_sync(lambda: approvals.get(proposal_id))
+        return found
+
+    async def decide(
+        self, proposal_id: str, action: Action, who: Actor, reason: str | None
+    ) -> dict[str, Any]:
+        gateway = self._gateway
+        decided: dict[str, Any] = await anyio.to_thread.run_sync(
+            lambda: gateway.decide(proposal_id, action, who, reason)
+        )
+        return decided
+
+
+def build_server(
+    gateway: Any, *, elicit: bool = False, tools: McpTools | None = None
+) -> Server[Any]:
+    """An MCP server whose tools are the gateway's registry (or ``tools``, when another process
+    runs them). With ``elicit``, a write that needs approval is put to the person through the
+    client's elicitation form."""
+    runner: McpTools = tools if tools is not None else InProcessTools(gateway)
 
     async def list_tools(
         ctx: ServerRequestContext[Any], params: types.PaginatedRequestParams | None
     ) -> types.ListToolsResult:
-        return types.ListToolsResult(tools=[describe(d) for d in gateway.registry.list_tools()])
+        return types.ListToolsResult(tools=await runner.listing())
 
     async def call_tool(
         ctx: ServerRequestContext[Any], params: types.CallToolRequestParams
     ) -> dict[str, Any]:
-        tool = gateway.registry.get(params.name)
-        if tool is None:  # a protocol error, not a tool result
+        if not runner.known(params.name):  # a protocol error, not a tool result
             raise MCPError(METHOD_NOT_FOUND, f"Unknown tool '{params.name}'.")
-        result = await gateway.ainvoke(tool.name, params.arguments, _actor(ctx))
-        if elicit and result.metadata.get("pending") and gateway.approvals is not None:
-            decided = await _ask_the_person(ctx, gateway, result.output)
+        actor = _actor(ctx)
+        result = await runner.call(params.name, params.arguments, actor)
+        if elicit and result.metadata.get("pending"):
+            decided = await _ask_the_person(ctx, runner, result.output, actor)
             if decided is not None:
                 result = result.model_copy(update={"output": decided})
         return render(result)
@@ -133,7 +192,7 @@ def render(result: ToolResult) -> dict[str, Any]:
     without the model because the SDK validates every result against the protocol version
     anyway - answering with the model would walk a 40 KB answer once more on each call."""
     if not result.success:
-        return _failure(result.error or "The call failed.")
+        return _failure(explained(result.error or "The call failed.", result.error_details))
     structured = result.output if isinstance(result.output, dict) else {"result": result.output}
     return {
         "content": [{"type": "text", "text": _json_text(result.output)}],
@@ -141,6 +200,15 @@ def render(result: ToolResult) -> dict[str, Any]:
         "isError": False,
         "resultType": "complete",
     }
+
+
+def explained(message: str, details: dict[str, Any]) -> str:
+    """The message, and the steps that fix it when the error carries them (a refused access
+    says which app to allow and where): the model reads only the text."""
+    steps = details.get("instructions")
+    if not isinstance(steps, list) or not steps:
+        return message
+    return "\n".join([message, *(f"{n}. {step}" for n, step in enumerate(steps, 1))])
 
 
 def _failure(message: str) -> dict[str, Any]:
@@ -170,7 +238,7 @@ APPROVAL_FORM: dict[str, Any] = {
 
 
 async def _ask_the_person(
-    ctx: ServerRequestContext[Any], gateway: Any, pending: dict[str, Any]
+    ctx: ServerRequestContext[Any], runner: McpTools, pending: dict[str, Any], agent: Actor
 ) -> dict[str, Any] | None:
     """Show the summary and the before -> after diff; accept executes, decline rejects, no
     answer (or a client that cannot be asked) leaves the proposal pending."""
@@ -178,26 +246,26 @@ async def _ask_the_person(
     if not ctx.session.check_client_capability(wanted):
         return None
     proposal_id = pending["proposalId"]
-    approvals = gateway.approvals
-    shown = await anyio.to_thread.run_sync(lambda: approvals.get(proposal_id))
+    try:
+        shown = await runner.proposal(proposal_id, agent)
+    except FruitctlError:  # not the agent's to show, or gone: nobody is asked
+        return None
     try:
         answer = await ctx.session.elicit_form(_question(shown), APPROVAL_FORM)
     except (NoBackChannelError, MCPError):
         return None
     who = Actor("human", "mcp-elicitation").called(_client_name(ctx))
     if answer.action == "accept" and (answer.content or {}).get("approve") is True:
-        action, reason = "approve", None
+        action: Action = "approve"
+        reason = None
     elif answer.action in ("accept", "decline"):
         action, reason = "reject", "declined in the MCP client"
     else:
         return None
     try:  # through the gateway: the policy decides again, as for any approval
-        decided: dict[str, Any] = await anyio.to_thread.run_sync(
-            lambda: gateway.decide(proposal_id, action, who, reason)
-        )
+        return await runner.decide(proposal_id, action, who, reason)
     except FruitctlError:  # refused (it stays PENDING with the reason), or FAILED
-        decided = await anyio.to_thread.run_sync(lambda: approvals.get(proposal_id))
-    return decided
+        return await runner.proposal(proposal_id, agent)
 
 
 def _question(proposal: dict[str, Any]) -> str:
@@ -224,10 +292,10 @@ def _client_name(ctx: ServerRequestContext[Any]) -> str | None:
     return display_name(info.name) if info is not None else None
 
 
-async def serve_stdio(gateway: Any, elicit: bool = False) -> None:
+async def serve_stdio(gateway: Any, elicit: bool = False, tools: McpTools | None = None) -> None:
     """Serve MCP on stdin/stdout; nothing but protocol messages ever reaches stdout."""
     from fruitctl.transports.stdio_pipes import stdio_streams
 
-    server = build_server(gateway, elicit=elicit)
+    server = build_server(gateway, elicit=elicit, tools=tools)
     async with stdio_streams() as (read_stream, write_stream):
         await server.run(read_stream, write_stream, server.create_initialization_options())

@@ -62,7 +62,7 @@ from fruitctl.transports.http.tokens import (
     secrets_dir,
     serving_store,
 )
-from fruitctl.transports.mcp import ACTOR_KEY, build_server
+from fruitctl.transports.mcp import ACTOR_KEY, McpTools, build_server
 from fruitctl.transports.mcp_sessions import (
     MAX_SESSIONS,
     MAX_SESSIONS_PER_TOKEN,
@@ -192,17 +192,18 @@ def http_app(
     public_url: str = "",
     sessions_per_token: int = MAX_SESSIONS_PER_TOKEN,
     session_idle_seconds: float = SESSION_IDLE_SECONDS,
+    tools: McpTools | None = None,
 ) -> GuardedMcpApp:
     """The MCP server for ``gateway`` at ``/mcp``, as an ASGI app for ``host:port`` (bound);
-    ``elicit`` as in ``build_server``; ``tokens``: the HTTP API's, whose agent tokens are
-    accepted beside ``token`` (and counted, when the store has a limiter)."""
+    ``elicit`` and ``tools`` as in ``build_server``; ``tokens``: the HTTP API's, whose agent
+    tokens are accepted beside ``token`` (and counted, when the store has a limiter)."""
     if not token:
         raise ValueError("an empty token would let anyone in")
     if not 0 < port < 65536:
         raise ValueError("the Host and Origin checks need the real, bound port")
     hosts = allowed_hosts(host, port, public_url)
     origins = allowed_origins(hosts, public_url)
-    server = build_server(gateway, elicit=elicit)
+    server = build_server(gateway, elicit=elicit, tools=tools)
     inner = server.streamable_http_app(
         streamable_http_path=MCP_PATH,
         transport_security=TransportSecuritySettings(
@@ -273,20 +274,33 @@ def _read_or_create(path: Path) -> tuple[str, bool]:
 # --- the server ---------------------------------------------------------------------------------
 
 
-def serve_http(app: App, *, host: str = "127.0.0.1", port: int = 8766) -> None:
-    """Serve MCP over streamable HTTP until Ctrl-C or SIGTERM; a problem exits with a message."""
+def serve_http(
+    app: App, *, host: str = "127.0.0.1", port: int = 8766, tools: McpTools | None = None
+) -> None:
+    """Serve MCP over streamable HTTP until Ctrl-C or SIGTERM; a problem exits with a message.
+    ``tools``: who runs them (``mcp_route``: the daemon, or a refusal), else ``app``'s gateway."""
     with _exit_on_error():
         _refuse_remote(host)
         with _bind(host, port) as listener:
             token, created = _read_or_create(token_path(app))  # made only once bound
-            _run(app, listener, host, token, created)
+            _run(app, listener, host, token, created, tools)
 
 
-def _run(app: App, listener: socket.socket, host: str, token: str, created: bool) -> None:
+def _run(
+    app: App,
+    listener: socket.socket,
+    host: str,
+    token: str,
+    created: bool,
+    tools: McpTools | None,
+) -> None:
     bound = int(listener.getsockname()[1])  # the real port, also when 0 was asked for
     elicit = app.config.settings.approvals.mcp_elicitation
     tokens = _api_tokens(app)
-    asgi = http_app(app.gateway, token=token, host=host, port=bound, elicit=elicit, tokens=tokens)
+    gateway = app.gateway if tools is None else None  # never built when another runs the tools
+    asgi = http_app(
+        gateway, token=token, host=host, port=bound, elicit=elicit, tokens=tokens, tools=tools
+    )
     _announce(f"http://{net.uri_host(host)}:{bound}{MCP_PATH}", token_path(app), created)
     config = uvicorn.Config(
         asgi,

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import itertools
 import json
+import select
 import socket
 from pathlib import Path
 from typing import Any
@@ -17,6 +18,11 @@ from fruitctl.domain.errors import BackendUnavailable, FruitctlError, InternalEr
 from fruitctl.policy.decision import Actor
 
 DEFAULT_TIMEOUT_S = 600.0  # longer than any request timeout: the daemon answers first
+START_IT = (
+    "Start it again with `fruitctl server start`, or run it as a service (`fruitctl service "
+    "install`), then retry."
+)
+"""What a person does when the daemon a client was talking to is gone."""
 
 
 class RpcClient:
@@ -48,7 +54,7 @@ class RpcClient:
         try:
             self._sock.sendall(data.rstrip(b"\n") + b"\n")
         except OSError as exc:
-            raise BackendUnavailable(f"The daemon stopped answering: {exc.strerror}.") from exc
+            raise gone(f"stopped answering ({exc.strerror or exc})") from exc
 
     def exchange(self, line: str | bytes) -> bytes:
         """Send one line, return the next line the daemon sends (without its newline)."""
@@ -57,9 +63,9 @@ class RpcClient:
             self._sock.sendall(data.rstrip(b"\n") + b"\n")
             reply = self._reader.readline()
         except OSError as exc:
-            raise BackendUnavailable(f"The daemon stopped answering: {exc.strerror}.") from exc
+            raise gone(f"stopped answering ({exc.strerror or exc})") from exc
         if not reply:
-            raise BackendUnavailable("The daemon closed the connection.")
+            raise gone("closed the connection")
         return reply.rstrip(b"\n")
 
     def request(self, method: str, params: dict[str, Any] | None = None) -> Any:
@@ -78,9 +84,24 @@ class RpcClient:
             raise InternalError("The daemon answered another request.")
         return answer.get("result")
 
+    def usable(self) -> bool:
+        """Whether a connection kept idle can carry the next request: the daemon has not closed
+        its end (it stopped, or dropped an idle client) and sent nothing unasked."""
+        poller = select.poll()
+        try:  # readable means closed (or out of step): an idle daemon connection is silent
+            poller.register(self._sock, select.POLLIN)
+            return not poller.poll(0)
+        except (OSError, ValueError):  # closed here already
+            return False
+
     def close(self) -> None:
         self._reader.close()
         self._sock.close()
+
+
+def gone(what: str) -> BackendUnavailable:
+    """The daemon went away under a client: what happened, and how to bring it back."""
+    return BackendUnavailable(f"The fruitctl daemon {what}. {START_IT}")
 
 
 def as_error(error: Any) -> FruitctlError:
@@ -119,10 +140,23 @@ class DaemonClient:
             params["idempotencyKey"] = idempotency_key
         return self.rpc.request("tools.call", params)
 
+    def decide(
+        self, proposal_id: str, action: str, actor: Actor, reason: str | None = None
+    ) -> dict[str, Any]:
+        """A person's decision on a proposal, taken by the daemon's gateway."""
+        self.identify(actor)
+        params: dict[str, Any] = {"id": proposal_id, "action": action}
+        if reason is not None:
+            params["reason"] = reason
+        decided: dict[str, Any] = self.rpc.request("proposals.decide", params)
+        return decided
+
     def identify(self, actor: Actor) -> None:
         if actor == self._speaking_for:
             return
         params = {"kind": actor.kind, "name": actor.name}
+        if actor.display:  # shown under the identity, as it would be in-process
+            params["display"] = actor.display
         if actor.kind == "human":
             params["token"] = self._token()
         self.rpc.request("session.identify", params)

@@ -13,7 +13,10 @@
   sees and the audit stay the uid's, however often it renames. On the person's socket (this user's
   own programs) the name is the agent's. Speaking for a person needs the daemon's token, a file only
   this user can read: the same power as running the CLI in-process, and nothing an agent that only
-  reaches the socket (say, from a container) has.
+  reaches the socket (say, from a container) has. ``display`` (optional) is the name shown under
+  the identity, as a front door in front of the socket (``fruitctl mcp``) got it from its client.
+- ``proposals.decide {id, action, reason?}``: a person's decision (approve, reject, undo), run by
+  the daemon's gateway like any approval - only a session that identified as a person.
 
 Every call of a tool is ``Gateway.answer``; a failed or refused call raises its domain error,
 which the dispatcher renders as a JSON-RPC error.
@@ -30,8 +33,8 @@ from typing import Any
 
 from fruitctl import __version__
 from fruitctl.domain.errors import InvalidParams, PermissionDenied, from_code
-from fruitctl.gateway import Gateway
-from fruitctl.policy.decision import Actor
+from fruitctl.gateway import ACTIONS, Gateway
+from fruitctl.policy.decision import Actor, display_name
 from fruitctl.tools.model import Tool, ToolResult
 from fruitctl.transports.rpc.jsonrpc import AGENTS_ONLY, Method, Session
 
@@ -58,7 +61,8 @@ def build_methods(
         "system.ping": Method(lambda params, session: _no_params(params, lambda: pong)),
         "system.info": Method(lambda params, session: _no_params(params, info), True),
     }
-    aliases = _aliases(gateway, set(methods) | {"tools.list", "tools.call", "session.identify"})
+    builtin = {"tools.list", "tools.call", "session.identify", "proposals.decide"}
+    aliases = _aliases(gateway, set(methods) | builtin)
     listing = {"tools": [_describe(tool, aliases.get(tool.name)) for tool in gateway.registry]}
     methods["tools.list"] = Method(lambda params, session: _no_params(params, lambda: listing))
     methods["tools.call"] = Method(
@@ -66,6 +70,9 @@ def build_methods(
     )
     methods["session.identify"] = Method(
         lambda params, session: _identify(params, session, human_token)
+    )
+    methods["proposals.decide"] = Method(
+        lambda params, session: _decide(gateway, params, session), True
     )
     for name, alias in aliases.items():
         methods[alias] = Method(partial(_alias_call, gateway, name, limit))
@@ -135,6 +142,7 @@ def _describe(tool: Tool, alias: str | None) -> dict[str, Any]:
         "requiresApproval": d.requires_approval,
         "allowedModes": list(d.allowed_modes),
         "inputSchema": d.input_schema,
+        "outputSchema": d.output_schema,
         "annotations": d.annotations.model_dump(),
     }
 
@@ -166,8 +174,11 @@ def _tools_call(
 
 
 def _identify(params: dict[str, Any], session: Session, human_token: str) -> dict[str, Any]:
-    _only(params, {"kind", "name", "token"})
+    _only(params, {"kind", "name", "token", "display"})
     kind, name, token = params.get("kind"), params.get("name"), params.get("token")
+    shown = params.get("display")
+    if shown is not None and not isinstance(shown, str):
+        raise InvalidParams("'display' must be a string.", field="display")
     if kind not in ("agent", "human"):
         raise InvalidParams('\'kind\' must be "agent" or "human".', field="kind")
     if kind == "human" and session.agents_only:  # refused before any token is looked at
@@ -179,10 +190,26 @@ def _identify(params: dict[str, Any], session: Session, human_token: str) -> dic
     ):
         raise PermissionDenied("Speaking for a person needs the daemon's token.")
     if session.agents_only:  # the kernel said who this is: a name is only shown under it
-        session.become(session.actor.called(name))
+        session.become(session.actor.called(shown or name))
     else:  # the person's own uid, which holds the token anyway, names its agents
-        session.become(Actor(kind, name))
+        session.become(Actor(kind, name, display_name(shown)))
     return {"actor": session.actor.shown}
+
+
+def _decide(gateway: Gateway, params: dict[str, Any], session: Session) -> dict[str, Any]:
+    """A person's decision, as ``fruitctl proposals approve`` takes it in-process: the gateway
+    judges it again for that person. An agent's session is refused before anything is read."""
+    _only(params, {"id", "action", "reason"})
+    if session.actor.kind != "human":
+        raise PermissionDenied("Only a person decides proposals: identify with the daemon's token.")
+    proposal_id, action, reason = params.get("id"), params.get("action"), params.get("reason")
+    if not isinstance(proposal_id, str):
+        raise InvalidParams("'id' must be the proposal's id.", field="id")
+    if action not in ACTIONS:
+        raise InvalidParams(f"'action' must be one of: {', '.join(ACTIONS)}.", field="action")
+    if reason is not None and not isinstance(reason, str):
+        raise InvalidParams("'reason' must be a string.", field="reason")
+    return gateway.decide(proposal_id, action, session.actor, reason)
 
 
 def _no_params(params: dict[str, Any], answer: Callable[[], Any]) -> Any:
