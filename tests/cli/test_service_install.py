@@ -76,9 +76,11 @@ def test_a_second_install_keeps_the_app_unless_asked_to_rebuild(tmp_path: Path) 
     assert rebuilt["app"]["built"] is True
 
 
-def test_the_app_folder_can_be_chosen(tmp_path: Path) -> None:
+def test_the_app_folder_can_be_chosen(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A folder given relative is where the person stands; the agent names it in full."""
     folder = tmp_path / "elsewhere"
-    assert service("install", *MAC, "--app-folder", str(folder)).exit_code == 0
+    monkeypatch.chdir(tmp_path)
+    assert service("install", *MAC, "--app-folder", "elsewhere").exit_code == 0
     agent = plistlib.loads((tmp_path / AGENT).read_bytes())
     assert agent["ProgramArguments"] == [str(folder / "fruitctl.app/Contents/MacOS/fruitctl")]
     status = json.loads(service("status", *MAC, "--app-folder", str(folder), "--json").stdout)

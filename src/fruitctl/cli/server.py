@@ -119,7 +119,9 @@ def _unit(platform: Platform | None, app_folder: Path | None) -> tuple[units.Uni
     command = control.serve_command()
     env = units.passed_environment()
     if chosen is Platform.macos:
-        app = bundle.app_in(app_folder or Path.home() / "Applications", command)
+        # launchd runs what the agent names from /: a folder given relative is made absolute.
+        folder = (app_folder or Path.home() / "Applications").expanduser().absolute()
+        app = bundle.app_in(folder, command)
         return units.launchd_agent(app, env, Path.home(), paths.log_dir), app
     return units.systemd_unit(command, env, Path.home()), None
 
