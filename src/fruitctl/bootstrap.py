@@ -244,6 +244,14 @@ class App:
         }
         if problems:
             status["unavailable"] = problems
+        # The app macOS asks about for a service's access, where that applies (EventKit).
+        holders = {
+            name: told()
+            for name, backend in (("reminders", self.backend), ("calendar", self.calendar_backend))
+            if callable(told := getattr(backend, "access_holder", None))
+        }
+        if holders:
+            status["accessHolders"] = holders
         tags = getattr(self.backend, "tags_status", None)
         if callable(tags):  # a backend that reads tags from somewhere it may not reach
             status["tags"] = tags()

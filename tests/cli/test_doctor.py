@@ -7,6 +7,7 @@ import json
 from typing import Any
 
 import pytest
+from socket_daemon import running, short_home
 from typer.testing import CliRunner
 
 from fruitctl import bootstrap
@@ -62,3 +63,45 @@ def test_the_write_test_is_for_apple_reminders_only() -> None:
     report = json.loads(cli("doctor", "--write-test", "--json").stdout)
     assert report["writeTest"]["ran"] is False
     assert "only for Apple Reminders" in report["writeTest"]["reason"]
+
+
+# -- the daemon that serves ------------------------------------------------------------------------
+
+DENIED = {
+    "FRUITCTL_REMINDERS__BACKEND": "fake_backends:denied_reminders",
+    "FRUITCTL_CALENDAR__BACKEND": "fake_backends:denied_calendars",
+}
+
+
+def test_doctor_asks_the_daemon_and_says_where_its_access_differs(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """This process has access (the embedded store) but the running daemon does not: doctor
+    shows both, says so in words, and is not healthy - the daemon is the one that serves."""
+    with short_home() as home, running(home, **DENIED) as daemon:
+        monkeypatch.setenv("FRUITCTL_HOME", str(home))
+        shown = cli("doctor", "--json")
+        report = json.loads(shown.stdout)
+        assert report["reminders"]["permission"] == "authorized"  # this process
+        assert report["daemon"]["pid"] == daemon.pid
+        assert report["daemon"]["info"]["permissions"] == {
+            "reminders": "denied",
+            "calendar": "denied",
+        }
+        assert report["healthy"] is False and shown.exit_code == 1
+        said = " ".join(report["mismatches"])
+        assert "This process has access to Reminders but the daemon" in said
+        assert "the daemon is the one agents and fruitctl commands use" in said
+        assert "Run `fruitctl lists`" in said and "Run `fruitctl calendars`" in said
+        assert "restart the daemon" in said  # it serves another backend than configured
+        text = cli("doctor").stdout
+        assert "its reminders: access denied" in text and "! This process has access" in text
+
+
+def test_doctor_with_a_daemon_that_serves_well_is_healthy(monkeypatch: pytest.MonkeyPatch) -> None:
+    with short_home() as home, running(home):
+        monkeypatch.setenv("FRUITCTL_HOME", str(home))
+        report = json.loads(cli("doctor", "--json").stdout)
+        assert report["daemon"]["info"]["permissions"]["reminders"] == "authorized"
+        assert report["daemon"]["info"]["backends"] == {"reminders": "local", "calendar": "local"}
+        assert report["mismatches"] == [] and report["healthy"] is True

@@ -1,7 +1,12 @@
 """``fruitctl doctor``: everything this installation can reach, and what to do where it cannot -
-the backends and their permission (asking macOS once, here, where the prompt can be seen), the
-app macOS asks about, tags, the daemon's socket and the HTTP API; ``--write-test`` makes a live
-round trip through Apple Reminders. Its output is what to paste into a bug report."""
+the backends and their permission (asking macOS once, here, only where the prompt can be seen
+and answered), the app macOS asks about, tags, the daemon's socket and the HTTP API;
+``--write-test`` makes a live round trip through Apple Reminders. Its output is what to paste
+into a bug report.
+
+When a daemon answers, it is asked too (``system.info``): it is the process agents and forwarded
+commands use, and macOS grants access per app, so its permission is shown beside this
+process's, any difference is said in words, and health is judged by the daemon's."""
 
 from __future__ import annotations
 
@@ -15,8 +20,13 @@ from fruitctl import __version__
 from fruitctl.cli.app import JsonOption, services
 from fruitctl.cli.output import emit_json, out, reporting
 from fruitctl.daemon.lifecycle import RuntimeFiles, answers, lock_holder
+from fruitctl.domain.errors import FruitctlError
+from fruitctl.transports.rpc.client import RpcClient
 
 OK = "ok"
+# The daemon answers system.info at once; a CalDAV backend's permission check inside it is
+# bounded by its own connection timeouts, well under this.
+DAEMON_INFO_TIMEOUT_S = 30.0
 
 
 def doctor_command(
@@ -46,6 +56,7 @@ def doctor_command(
             "daemon": _daemon(app.config.paths.socket_file),
             "http": _http(app),
         }
+        report["mismatches"] = app.doctor.against_daemon(report, report["daemon"].get("info") or {})
     healthy = _healthy(report)
     report["healthy"] = healthy
     if as_json:
@@ -64,12 +75,30 @@ def _platform() -> str:
 def _daemon(socket_file: Any) -> dict[str, Any]:
     files = RuntimeFiles(socket_file)
     pid = lock_holder(files.lock)
-    return {
+    found: dict[str, Any] = {
         "socket": str(files.socket),
         "running": pid is not None,
         "pid": pid if pid and pid > 0 else None,
         "answers": answers(files.socket) if files.socket.exists() else False,
     }
+    if found["answers"]:
+        found.update(_daemon_info(files.socket))
+    return found
+
+
+def _daemon_info(socket: Any) -> dict[str, Any]:
+    """What the daemon says of its backends and their access (``system.info``)."""
+    client = RpcClient.connect(socket, timeout=DAEMON_INFO_TIMEOUT_S)
+    if client is None:
+        return {"answers": False}
+    try:
+        info = client.request("system.info")
+    except FruitctlError as exc:
+        return {"infoError": exc.to_dict()}
+    finally:
+        client.close()
+    keys = ("backends", "permissions", "accessHolders")
+    return {"info": {key: info[key] for key in keys if isinstance(info.get(key), dict)}}
 
 
 def _http(app: Any) -> dict[str, Any]:
@@ -86,12 +115,20 @@ def _http(app: Any) -> dict[str, Any]:
 
 
 def _healthy(report: dict[str, Any]) -> bool:
-    services = (report["reminders"], report["calendar"])
-    fine = all(service.get("state") == OK for service in services)
+    fine = all(_serves(report, service) for service in ("reminders", "calendar"))
     fine = fine and all(store["state"] != "broken" for store in report["stores"].values())
     test = report.get("writeTest")
     things_fine = report["things"]["state"] != "unreadable"  # "not set up" is no problem
     return fine and things_fine and (test is None or not test.get("ran") or bool(test.get("ok")))
+
+
+def _serves(report: dict[str, Any], service: str) -> bool:
+    """Whether the process that serves ``service`` can: the daemon when one answers (its own
+    access decides, whatever this process's), else this process."""
+    info = report["daemon"].get("info")
+    if info is None:
+        return bool(report[service].get("state") == OK)
+    return bool((info.get("permissions") or {}).get(service) == "authorized")
 
 
 def _show(report: dict[str, Any]) -> None:
@@ -119,6 +156,7 @@ def _show(report: dict[str, Any]) -> None:
     daemon = report["daemon"]
     running = f"running (pid {daemon['pid']})" if daemon["running"] else "not running"
     line(f"daemon      {running}, socket {daemon['socket']}", markup=False)
+    _show_daemon(daemon, report["mismatches"])
     http = report["http"]
     line(f"http        {http['url']} {'answers' if http['answers'] else 'not answering'}")
     line("all good" if report["healthy"] else "problems found: see above", markup=False)
@@ -143,3 +181,17 @@ def _show_service(name: str, found: dict[str, Any]) -> None:
         line(f"            {error.get('message')}", markup=False)
         for step in (error.get("details") or {}).get("instructions", []):
             line(f"            - {step}", markup=False)
+
+
+def _show_daemon(daemon: dict[str, Any], mismatches: list[str]) -> None:
+    line = out.print
+    info = daemon.get("info") or {}
+    permissions = info.get("permissions") or {}
+    holders = info.get("accessHolders") or {}
+    for service, permission in permissions.items():
+        holder = f" (macOS asks about: {holders[service]})" if holders.get(service) else ""
+        line(f"            its {service}: access {permission}{holder}", markup=False)
+    if daemon.get("infoError"):
+        line(f"            it did not say: {daemon['infoError'].get('message')}", markup=False)
+    for said in mismatches:
+        line(f"            ! {said}", markup=False)

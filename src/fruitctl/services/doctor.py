@@ -41,6 +41,12 @@ class DoctorService:
             report["writeTest"] = self._write_test()
         return report
 
+    @staticmethod
+    def against_daemon(report: dict[str, Any], info: dict[str, Any]) -> list[str]:
+        """Where this process (``report``) and the running daemon (its ``system.info``)
+        differ, in words (see ``against_daemon``)."""
+        return against_daemon(report, info)
+
     def _service(self, service: str, opener: Callable[[], Any], ask: bool) -> dict[str, Any]:
         found: dict[str, Any] = {"backend": self.names[service]}
         try:
@@ -96,3 +102,55 @@ class DoctorService:
         except FruitctlError as exc:
             return {"ran": True, "ok": False, "steps": steps, "error": exc.to_dict()}
         return {"ran": True, "ok": True, "steps": steps}
+
+
+PANES = {"reminders": "Reminders", "calendar": "Calendar"}
+READS = {"reminders": "lists", "calendar": "calendars"}  # a read forwarded to the daemon
+
+
+def against_daemon(report: dict[str, Any], info: dict[str, Any]) -> list[str]:
+    """Where this process and the running daemon differ, in words: the daemon is the one that
+    agents and every forwarded ``fruitctl`` command use, so this process's access proves
+    nothing about it (macOS grants access per app: a terminal's grant is not the daemon's)."""
+    said: list[str] = []
+    for service, pane in PANES.items():
+        own, theirs = report[service], _daemon_side(info, service)
+        used = str(own.get("backend", "")).rsplit(" ", 1)[-1]
+        if theirs["backend"] not in (None, used):
+            said.append(
+                f"The daemon serves {pane} from '{theirs['backend']}' but this configuration "
+                f"says '{used}': restart the daemon so that it reads the configuration again."
+            )
+        said.extend(_access_differs(pane, service, own, theirs))
+    return said
+
+
+def _daemon_side(info: dict[str, Any], service: str) -> dict[str, Any]:
+    def of(key: str) -> Any:
+        found = info.get(key)
+        return found.get(service) if isinstance(found, dict) else None
+
+    return {
+        "backend": of("backends"),
+        "permission": of("permissions"),
+        "accessHolder": of("accessHolders"),
+    }
+
+
+def _access_differs(
+    pane: str, service: str, own: dict[str, Any], theirs: dict[str, Any]
+) -> list[str]:
+    mine, its = own.get("permission"), theirs["permission"]
+    if its == "authorized" or its is None:
+        return []
+    here = own.get("accessHolder") or "This process"
+    holder = theirs["accessHolder"]
+    there = f"the daemon ({holder})" if holder else "the daemon"
+    if mine == "authorized":
+        return [
+            f"{here} has access to {pane} but {there} does not "
+            f"({its.replace('_', ' ')}): the daemon is the one agents and fruitctl commands "
+            f"use. Run `fruitctl {READS[service]}`: it goes through the daemon, and its answer "
+            "says what the daemon needs."
+        ]
+    return [f"T{there[1:]} has no access to {pane} ({its.replace('_', ' ')})."]
