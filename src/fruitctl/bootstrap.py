@@ -277,7 +277,11 @@ class App:
     def decide(
         self, proposal_id: str, action: Action, actor: Actor = CLI_ACTOR, reason: str | None = None
     ) -> dict[str, Any]:
-        """A person's decision on a proposal (``Gateway.decide``): approve, reject or undo."""
+        """A person's decision on a proposal (``Gateway.decide``): approve, reject or undo - taken
+        by the daemon when one runs, so the write runs in the process that holds the data."""
+        if self.remote is not None:
+            decided: dict[str, Any] = self.remote.decide(proposal_id, action, actor, reason)
+            return decided
         return self.gateway.decide(proposal_id, action, actor, reason)
 
     def stats(self, since: float) -> list[dict[str, Any]]:
