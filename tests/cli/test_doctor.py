@@ -13,6 +13,9 @@ from typer.testing import CliRunner
 from fruitctl import bootstrap
 from fruitctl.backends import eventkit
 from fruitctl.cli.app import app
+from fruitctl.config import load
+from fruitctl.domain.errors import PermissionDenied
+from fruitctl.transports.rpc.client import RpcClient
 
 runner = CliRunner()
 
@@ -105,3 +108,27 @@ def test_doctor_with_a_daemon_that_serves_well_is_healthy(monkeypatch: pytest.Mo
         assert report["daemon"]["info"]["permissions"]["reminders"] == "authorized"
         assert report["daemon"]["info"]["backends"] == {"reminders": "local", "calendar": "local"}
         assert report["mismatches"] == [] and report["healthy"] is True
+
+
+def test_the_write_test_runs_in_the_daemon_when_one_serves(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """macOS grants access per app: with a daemon serving, its write test is the one that says
+    whether agents' writes can land. The daemon here serves another backend than this process
+    is configured for, so its answer names the daemon's."""
+    with short_home() as home, running(home, **DENIED):
+        monkeypatch.setenv("FRUITCTL_HOME", str(home))
+        report = json.loads(cli("doctor", "--write-test", "--json").stdout)
+        test = report["writeTest"]
+        assert test["in"] == "daemon"
+        assert test["ran"] is False and "fake_backends:denied_reminders" in test["reason"]
+        text = cli("doctor", "--write-test").stdout
+        assert "(run by the daemon)" in text
+        # An agent on the socket (no token) may not write through it.
+        client = RpcClient.connect(load().paths.socket_file)
+        assert client is not None
+        try:
+            with pytest.raises(PermissionDenied, match="Only the person"):
+                client.request("system.writeTest")
+        finally:
+            client.close()

@@ -10,6 +10,7 @@ process's, any difference is said in words, and health is judged by the daemon's
 
 from __future__ import annotations
 
+import getpass
 import platform
 import sys
 from typing import Annotated, Any
@@ -21,7 +22,8 @@ from fruitctl.cli.app import JsonOption, services
 from fruitctl.cli.output import emit_json, out, reporting
 from fruitctl.daemon.lifecycle import RuntimeFiles, answers, lock_holder
 from fruitctl.domain.errors import FruitctlError
-from fruitctl.transports.rpc.client import RpcClient
+from fruitctl.policy.decision import Actor
+from fruitctl.transports.rpc.client import DaemonClient, RpcClient
 
 OK = "ok"
 # The daemon answers system.info at once; a CalDAV backend's permission check inside it is
@@ -43,6 +45,8 @@ def doctor_command(
     """Check the backends, permissions, tags, socket and HTTP API; exit 1 if anything is wrong."""
     with reporting(as_json):
         app = services(as_json, daemon=False)
+        daemon = _daemon(app.config.paths.socket_file)
+        here = write_test and not daemon["answers"]  # else the daemon, which holds the access
         report: dict[str, Any] = {
             "fruitctl": __version__,
             "platform": _platform(),
@@ -51,11 +55,13 @@ def doctor_command(
                 "exists": app.config.paths.config_file.exists(),
                 "governance": str(app.config.paths.governance_file),
             },
-            **app.doctor.report(write_test=write_test),
+            **app.doctor.report(write_test=here),
             "things": app.things.status(),
-            "daemon": _daemon(app.config.paths.socket_file),
+            "daemon": daemon,
             "http": _http(app),
         }
+        if write_test and not here:
+            report["writeTest"] = _daemon_write_test(RuntimeFiles(app.config.paths.socket_file))
         report["mismatches"] = app.doctor.against_daemon(report, report["daemon"].get("info") or {})
     healthy = _healthy(report)
     report["healthy"] = healthy
@@ -84,6 +90,22 @@ def _daemon(socket_file: Any) -> dict[str, Any]:
     if found["answers"]:
         found.update(_daemon_info(files.socket))
     return found
+
+
+def _daemon_write_test(files: RuntimeFiles) -> dict[str, Any]:
+    """The write test, run by the daemon (as the person, with its token): macOS grants access
+    per app, and the daemon's is the one agents and forwarded commands use."""
+    client = DaemonClient.connect(files.socket, files.token)
+    if client is None:
+        return {"ran": False, "reason": "the daemon stopped answering", "in": "daemon"}
+    try:
+        client.identify(Actor("human", getpass.getuser() or "person"))
+        found = client.rpc.request("system.writeTest")
+    except FruitctlError as exc:
+        return {"ran": True, "ok": False, "steps": [], "error": exc.to_dict(), "in": "daemon"}
+    finally:
+        client.close()
+    return {**found, "in": "daemon"}
 
 
 def _daemon_info(socket: Any) -> dict[str, Any]:
@@ -144,7 +166,8 @@ def _show(report: dict[str, Any]) -> None:
     test = report.get("writeTest")
     if test is not None:
         said = "passed" if test.get("ok") else test.get("reason") or "FAILED"
-        line(f"write test  {said}: {', '.join(test.get('steps', []))}", markup=False)
+        where = " (run by the daemon)" if test.get("in") == "daemon" else ""
+        line(f"write test  {said}{where}: {', '.join(test.get('steps', []))}", markup=False)
         if test.get("error"):
             line(f"            {test['error'].get('message')}", markup=False)
     things = report["things"]

@@ -115,6 +115,7 @@ def serve(
     options: ServeOptions,
     announce: Callable[[str, str | None], None],
     web: WebServer | None = None,
+    write_test: Callable[[], dict[str, Any]] | None = None,
 ) -> int:
     """Serve until told to stop. ``status`` gives system.info's mode, backends, permissions.
     ``web``, when given, is bound once this instance holds the lock (so a second instance says
@@ -140,7 +141,8 @@ def serve(
         if options.agent_socket is not None and options.agent_uids:
             listening.append(_agents_socket(options.agent_socket, options.agent_uids, cleanup))
         try:
-            asyncio.run(_serve(gateway, status, options, listening, token, announce, web, signals))
+            doors = Doors(listening, web, write_test)
+            asyncio.run(_serve(gateway, status, options, doors, token, announce, signals))
         finally:
             signals.hold()  # the closed loop reset them to the defaults; the cleanup finishes
     return 0
@@ -155,16 +157,25 @@ def _agents_socket(path: Path, uids: frozenset[int], cleanup: ExitStack) -> List
     return Listening(sock, lambda: remove_if_ours(path, inode), uids)
 
 
+@dataclass(frozen=True)
+class Doors:
+    """What one daemon serves: its sockets, its web server, and the person's write test."""
+
+    listening: list[Listening]
+    web: WebServer | None
+    write_test: Callable[[], dict[str, Any]] | None
+
+
 async def _serve(
     gateway: Gateway,
     status: Callable[[], dict[str, Any]],
     options: ServeOptions,
-    listening: list[Listening],
+    doors: Doors,
     token: str,
     announce: Callable[[str, str | None], None],
-    web: WebServer | None,
     signals: StopSignals,
 ) -> None:
+    listening, web = doors.listening, doors.web
     log = gateway.events
     started = time.monotonic()
 
@@ -177,7 +188,10 @@ async def _serve(
     workers = Workers(options.request_timeout)
     limit = options.request_timeout
     dispatcher = Dispatcher(
-        build_methods(gateway, info, token, limit), workers.run, log, AaiDoor(gateway, limit)
+        build_methods(gateway, info, token, limit, doors.write_test),
+        workers.run,
+        log,
+        AaiDoor(gateway, limit),
     )
     servers = [
         RpcServer(

@@ -38,7 +38,7 @@ class DoctorService:
             "calendar": self._service("calendar", self.calendar, ask),
         }
         if write_test:
-            report["writeTest"] = self._write_test()
+            report["writeTest"] = self.write_test()
         return report
 
     @staticmethod
@@ -78,8 +78,9 @@ class DoctorService:
         except FruitctlError as exc:
             return {"state": "failing", "error": exc.to_dict()}
 
-    def _write_test(self) -> dict[str, Any]:
-        """Create a list and a reminder in it, read it back, delete both: the whole path."""
+    def write_test(self) -> dict[str, Any]:
+        """Create a list and a reminder in it, read it back, delete both: the whole path (in
+        the process that runs this - the daemon, when ``doctor`` asks it)."""
         used = self.names["reminders"].rsplit(" ", 1)[-1]
         if used not in WRITE_TEST_BACKENDS:
             return {"ran": False, "reason": f"only for Apple Reminders (this is '{used}')"}

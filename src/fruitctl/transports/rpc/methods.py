@@ -53,6 +53,7 @@ def build_methods(
     info: Callable[[], dict[str, Any]],
     human_token: str,
     limit: float | None = None,
+    write_test: Callable[[], dict[str, Any]] | None = None,
 ) -> dict[str, Method]:
     """Every method of the socket, built once: the registry does not change while serving.
     ``limit``: the request timeout, a cap on every call besides the tool's own deadline."""
@@ -61,6 +62,11 @@ def build_methods(
         "system.ping": Method(lambda params, session: _no_params(params, lambda: pong)),
         "system.info": Method(lambda params, session: _no_params(params, info), True),
     }
+    if write_test is not None:  # fruitctl doctor --write-test, run where the access is held
+        methods["system.writeTest"] = Method(
+            lambda params, session: _no_params(params, partial(_persons, session, write_test)),
+            True,
+        )
     builtin = {"tools.list", "tools.call", "session.identify", "proposals.decide"}
     aliases = _aliases(gateway, set(methods) | builtin)
     listing = {"tools": [_describe(tool, aliases.get(tool.name)) for tool in gateway.registry]}
@@ -210,6 +216,15 @@ def _decide(gateway: Gateway, params: dict[str, Any], session: Session) -> dict[
     if reason is not None and not isinstance(reason, str):
         raise InvalidParams("'reason' must be a string.", field="reason")
     return gateway.decide(proposal_id, action, session.actor, reason)
+
+
+def _persons(session: Session, answer: Callable[[], Any]) -> Any:
+    """``answer``, for the person only (identified with the daemon's token): it writes."""
+    if session.actor.kind != "human":
+        raise PermissionDenied(
+            "Only the person may run the write test (session.identify with the daemon's token)."
+        )
+    return answer()
 
 
 def _no_params(params: dict[str, Any], answer: Callable[[], Any]) -> Any:
