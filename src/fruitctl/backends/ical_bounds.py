@@ -5,7 +5,8 @@ asked, and dateutil under it keeps every instance it walked until the walk ends.
 shared calendar is anyone's, so nothing is walked before these checks:
 
 - ``why_unbounded``: the master's rules, each judged by ``fruitctl.domain.recurrence`` (finer
-  than hourly, more than ``MAX_PER_DAY`` a day: the rules together too), and at most
+  than hourly, more than ``MAX_PER_DAY`` a day: the rules together too; never happening from
+  the master's DTSTART, which the library would look for up to the year 9999), and at most
   ``MAX_RULES`` of them. An object that fails is broken: a mirror indexes it as such (skipped,
   counted in the sync's report) and a read skips it.
 - ``why_too_far``: reaching a moment walks at most (instances a day) x (days from the first
@@ -51,7 +52,7 @@ def why_unbounded(component: icalendar.Component) -> str | None:
         if text is None:
             return "its repeat rule cannot be read"
         parts = parts_of(text)
-        problem = rule_problem(parts)
+        problem = rule_problem(parts, _first_day(component))
         if problem:
             return f"its rule '{text}' is refused: {problem}"
         daily += per_day(parts)
@@ -89,6 +90,12 @@ def _text(rule: Any) -> str | None:
         return str(rule.to_ical().decode())
     except (AttributeError, ValueError, TypeError):  # a value the library kept unparsed
         return None
+
+
+def _first_day(component: icalendar.Component) -> date | None:
+    """The master's DTSTART as the library reads it (its own wall time), or None."""
+    start = getattr(component.get("DTSTART"), "dt", None)
+    return start if isinstance(start, date) else None
 
 
 def _dates(values: Any) -> list[Moment]:

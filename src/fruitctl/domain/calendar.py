@@ -148,8 +148,9 @@ _FREQUENCIES = frozenset({"SECONDLY", "MINUTELY", "HOURLY", "DAILY", "WEEKLY", "
 def check_rrule(text: str, field: str = "recurrence") -> str:
     """An RRULE value (``FREQ=WEEKLY;BYDAY=FR``, an ``RRULE:`` prefix dropped) in upper case, or
     ``InvalidParams``: caught when a proposal is filed, not when it is approved. A rule finer
-    than hourly, or making more than ``recurrence.MAX_PER_DAY`` instances a day, is refused
-    here, by arithmetic (``fruitctl.domain.recurrence``). The backend's iCalendar library
+    than hourly, making more than ``recurrence.MAX_PER_DAY`` instances a day, or never making
+    one (``FREQ=DAILY;BYMONTH=2;BYMONTHDAY=30``), is refused here, by arithmetic
+    (``fruitctl.domain.recurrence``). The backend's iCalendar library
     checks the rule in full when it writes."""
     rule = text.strip().removeprefix("RRULE:").removeprefix("rrule:").upper()
     parts = parts_of(rule)

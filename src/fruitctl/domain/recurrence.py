@@ -7,12 +7,16 @@ gigabytes. So a rule is judged from its text first: finer than hourly is refused
 rule whose BYHOUR/BYMINUTE/BYSECOND values multiply past ``MAX_PER_DAY`` (``FREQ=HOURLY`` with
 sixty BYMINUTE values is a minutely rule). The same judgement refuses a rule an agent writes
 (``fruitctl.domain.calendar.check_rrule``: ``InvalidParams``) and marks a rule that came from
-elsewhere (a shared CalDAV calendar) as one fruitctl does not expand.
+elsewhere (a shared CalDAV calendar) as one fruitctl does not expand. A rule that never happens
+is refused the same way: looking for its next instance walks to the year 9999.
 """
 
 from __future__ import annotations
 
 import math
+from datetime import date
+
+from fruitctl.domain.recurrence_days import why_never, why_unreadable
 
 TOO_FINE = {"SECONDLY": "every second", "MINUTELY": "every minute"}
 ALLOWED = "HOURLY, DAILY, WEEKLY, MONTHLY or YEARLY"
@@ -27,8 +31,10 @@ def parts_of(rule: str) -> dict[str, str]:
     return dict(part.partition("=")[::2] for part in rule.upper().split(";") if part)
 
 
-def rule_problem(parts: dict[str, str]) -> str | None:
-    """Why a rule (its ``parts_of``) happens too often to be expanded, or None.
+def rule_problem(parts: dict[str, str], start: date | None = None) -> str | None:
+    """Why a rule (its ``parts_of``) happens too often to be expanded - or never happens, so
+    that expanding it walks to the year 9999 (``recurrence_days``) - or None. ``start``: the
+    series' first start, when known (what the rule takes from it is judged too).
 
     The reason is said to a person: what the rule does, and what is allowed instead."""
     frequency = parts.get("FREQ", "")
@@ -44,7 +50,8 @@ def rule_problem(parts: dict[str, str]) -> str | None:
             "of an hour) are allowed - give fewer BYHOUR/BYMINUTE/BYSECOND values or a larger "
             "INTERVAL"
         )
-    return None
+    never = why_never(parts, start)
+    return f"it never happens: {never}" if never else why_unreadable(parts)
 
 
 def per_day(parts: dict[str, str]) -> int:

@@ -48,7 +48,7 @@ TERMINAL = Responsible("Terminal", "/System/Applications/Utilities/Terminal.app"
         "FREQ=MONTHLY;BYMONTHDAY=1,15;COUNT=10",
         "FREQ=YEARLY;BYDAY=2SU;BYMONTH=3;UNTIL=20301231T230000Z",
         "FREQ=WEEKLY;BYDAY=TU;WKST=MO",
-        "FREQ=YEARLY;BYWEEKNO=20;BYYEARDAY=100;BYSETPOS=1",
+        "FREQ=YEARLY;BYWEEKNO=20;BYYEARDAY=135;BYSETPOS=1",  # day 135 (May 15th) is in week 20
     ],
 )
 def test_rules_round_trip(text: str) -> None:
