@@ -88,8 +88,11 @@ CROWD = """
 import json, socket, sys
 ping = b'{"jsonrpc": "2.0", "id": 1, "method": "system.ping"}\\n'
 def ask(s):
-    try:
+    try:  # a refused connection may be closed before the ping is sent: its line still reads
         s.sendall(ping)
+    except OSError:
+        pass
+    try:
         got = s.makefile("rb").readline()
     except OSError:
         got = b""
