@@ -91,16 +91,16 @@ def test_a_shared_calendar_with_series_that_never_happen_syncs_the_rest(
     caldav_account.write_items(
         caldav_account.made[1],
         {
+            # One kind of "never" (the others are held to dateutil in tests/domain): Radicale
+            # itself walks each such rule to the year 9999 when it is stored and asked for.
             "a.ics": _event("feb30", "RRULE:FREQ=DAILY;BYMONTH=2;BYMONTHDAY=30"),
-            "b.ics": _event("feb31", "RRULE:FREQ=YEARLY;BYMONTH=2;BYMONTHDAY=31"),
-            "c.ics": _event("weekly", "RRULE:FREQ=DAILY;INTERVAL=7;BYDAY=TU"),  # from a Monday
             "d.ics": _event("dentist"),
             "e.ics": _event("standup", "RRULE:FREQ=DAILY;COUNT=3"),
             "f.ics": _event("leap", "RRULE:FREQ=YEARLY;BYMONTH=2;BYMONTHDAY=29"),
         },
     )
     report = _sync(caldav_account)
-    assert (report["fetched"], report["broken"]) == (6, 3)
+    assert (report["fetched"], report["broken"]) == (4, 1)
     listed = runner.invoke(
         app, ["calendar", "list", "--from", "2026-03-01", "--to", "2026-03-08", "--json"]
     )
