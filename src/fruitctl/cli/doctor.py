@@ -167,7 +167,8 @@ def _show(report: dict[str, Any]) -> None:
     if test is not None:
         said = "passed" if test.get("ok") else test.get("reason") or "FAILED"
         where = " (run by the daemon)" if test.get("in") == "daemon" else ""
-        line(f"write test  {said}{where}: {', '.join(test.get('steps', []))}", markup=False)
+        steps = ", ".join(test.get("steps", []))
+        line(f"write test  {said}{where}{': ' + steps if steps else ''}", markup=False)
         if test.get("error"):
             line(f"            {test['error'].get('message')}", markup=False)
     things = report["things"]
