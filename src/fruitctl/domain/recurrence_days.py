@@ -161,17 +161,22 @@ def _from_start(parts: dict[str, str], start: Day) -> list[Accepts]:
 def _holds(parts: dict[str, str], accepts: Accepts | None, needed: int) -> bool:
     """Whether one period (of the rule's FREQ) can hold ``needed`` instances, for BYSETPOS:
     its days that pass the filters times the times of day it makes on each. Without a day
-    filter a period holds one day (the first start's). A week holds at most its BYDAY
-    weekdays (weeks straddle the years tried, so are not counted)."""
+    filter a period holds the first start's day (one in each BYMONTH month of a year). A week
+    holds at most its BYDAY weekdays, and no more than twice what a year holds (it may straddle
+    two, and the years tried are apart)."""
     frequency = parts.get("FREQ", "")
     times = _count(parts, "BYMINUTE") * _count(parts, "BYSECOND")
     if frequency != "HOURLY":
         times *= _count(parts, "BYHOUR")
-    if frequency in ("HOURLY", "DAILY") or not any(name in parts for name in _OWN_DAYS):
-        return times >= needed  # a day, or the one day of each period dateutil takes
+    if frequency in ("HOURLY", "DAILY"):
+        return times >= needed
+    if not any(name in parts for name in _OWN_DAYS):  # the first start's day, in each BYMONTH
+        return (_count(parts, "BYMONTH") if frequency == "YEARLY" else 1) * times >= needed
     if frequency == "WEEKLY":
-        weekdays = {m[2] for m in _BYDAY.finditer(parts.get("BYDAY", ""))}
-        return min(len(weekdays) or 7, 7) * times >= needed
+        found = [_BYDAY.fullmatch(value.strip()) for value in parts.get("BYDAY", "").split(",")]
+        weekdays = {m[2] for m in found if m} if "BYDAY" in parts and all(found) else WEEKDAYS
+        days = -(-needed // times)  # a week holds at most the days of two years' ends
+        return len(weekdays) >= days and _reaches(accepts, "YEARLY", -(-days // 2))
     return _reaches(accepts, frequency, -(-needed // times))
 
 
@@ -251,7 +256,12 @@ def _ints(text: str | None) -> frozenset[int] | None:
 
 
 def _count(parts: dict[str, str], name: str) -> int:
-    return len(_ints(parts.get(name)) or {0})
+    """How many values a BYxxx part gives: 1 when absent (the first start's own), and as many
+    as any has (60) when unreadable - a count that may only be too high."""
+    if name not in parts:
+        return 1
+    values = _ints(parts[name])
+    return 60 if values is None else len(values)
 
 
 def _interval(parts: dict[str, str]) -> int:
