@@ -6,14 +6,12 @@ poisoned series put straight into a shared CalDAV calendar is skipped as broken 
 from __future__ import annotations
 
 import json
-import os
-import subprocess
-import sys
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 from caldav_server import Account
+from foreign_calendar import calendar_on, sync_in_a_process, vevent
 from typer.testing import CliRunner
 
 from fruitctl import bootstrap
@@ -69,36 +67,24 @@ def test_the_cli_refuses_it_with_exit_2_and_the_reason(rule: str, said: str) -> 
     assert json.loads(listed.stdout)["events"] == []
 
 
-def _event(uid: str, *lines: str) -> str:
-    body = "\r\n".join(
-        [f"UID:{uid}", f"SUMMARY:{uid}", "DTSTART:20260302T090000Z", "DURATION:PT30M", *lines]
-    )
-    return (
-        "BEGIN:VCALENDAR\r\nVERSION:2.0\r\nPRODID:-//someone//EN\r\nBEGIN:VEVENT\r\n"
-        f"{body}\r\nEND:VEVENT\r\nEND:VCALENDAR\r\n"
-    )
-
-
 def test_a_poisoned_shared_calendar_is_skipped_by_sync_and_the_rest_syncs(
     home: Path, caldav_account: Account
 ) -> None:
-    home.mkdir(exist_ok=True)
-    (home / "config.toml").write_text(
-        '[calendar]\nbackend = "caldav"\n'
-        f'[caldav]\nurl = "{caldav_account.home}"\nusername = "{caldav_account.username}"\n'
-    )
+    calendar_on(home, caldav_account)
     caldav_account.write_items(
         caldav_account.made[1],
         {
-            "a.ics": _event("seconds", "RRULE:FREQ=SECONDLY"),
-            "b.ics": _event("minutes", f"RRULE:FREQ=HOURLY;BYMINUTE={EVERY_MINUTE}"),
-            "c.ics": _event("dentist"),
-            "d.ics": _event("standup", "RRULE:FREQ=DAILY;COUNT=3"),
+            "a.ics": vevent("seconds", "RRULE:FREQ=SECONDLY"),
+            "b.ics": vevent("minutes", f"RRULE:FREQ=HOURLY;BYMINUTE={EVERY_MINUTE}"),
+            "c.ics": vevent("dentist"),
+            "d.ics": vevent("standup", "RRULE:FREQ=DAILY;COUNT=3"),
         },
     )
-    report = _sync(caldav_account)
+    report = sync_in_a_process(caldav_account, SYNC_DEADLINE)
     assert (report["fetched"], report["broken"]) == (4, 2)
-    again = _sync(caldav_account)  # kept by ETag: not fetched, not judged again
+    again = sync_in_a_process(
+        caldav_account, SYNC_DEADLINE
+    )  # kept by ETag: not fetched, not judged again
     assert (again["fetched"], again["broken"]) == (0, 0)
     listed = runner.invoke(
         app, ["calendar", "list", "--from", "2026-03-01", "--to", "2026-03-08", "--json"]
@@ -106,20 +92,3 @@ def test_a_poisoned_shared_calendar_is_skipped_by_sync_and_the_rest_syncs(
     assert listed.exit_code == 0, listed.output
     titles = sorted(e["title"] for e in json.loads(listed.stdout)["events"])
     assert titles == ["dentist", "standup", "standup", "standup"]
-
-
-def _sync(account: Account) -> dict[str, object]:
-    """``fruitctl sync --json`` in a process of its own, cut off at a generous deadline: a
-    sync wedged by an unbounded expansion fails the test instead of hanging it."""
-    env = {**os.environ, "FRUITCTL_CALDAV_PASSWORD": account.password, "FRUITCTL_IN_PROCESS": "1"}
-    done = subprocess.run(
-        [sys.executable, "-m", "fruitctl", "sync", "--json"],
-        env=env,
-        capture_output=True,
-        text=True,
-        timeout=SYNC_DEADLINE,
-        check=False,
-    )
-    assert done.returncode == 0, done.stderr
-    report: dict[str, object] = json.loads(done.stdout)
-    return report

@@ -7,14 +7,12 @@ judgement, each expansion of one looks for its next instance up to the year 9999
 from __future__ import annotations
 
 import json
-import os
-import subprocess
-import sys
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 from caldav_server import Account
+from foreign_calendar import calendar_on, sync_in_a_process, vevent
 from typer.testing import CliRunner
 
 from fruitctl import bootstrap
@@ -69,37 +67,22 @@ def test_the_cli_refuses_it_with_exit_2_and_the_reason() -> None:
     assert json.loads(listed.stdout)["events"] == []
 
 
-def _event(uid: str, *lines: str) -> str:
-    body = "\r\n".join(
-        [f"UID:{uid}", f"SUMMARY:{uid}", "DTSTART:20260302T090000Z", "DURATION:PT30M", *lines]
-    )
-    return (
-        "BEGIN:VCALENDAR\r\nVERSION:2.0\r\nPRODID:-//someone//EN\r\nBEGIN:VEVENT\r\n"
-        f"{body}\r\nEND:VEVENT\r\nEND:VCALENDAR\r\n"
-    )
-
-
 def test_a_shared_calendar_with_series_that_never_happen_syncs_the_rest(
     home: Path, caldav_account: Account
 ) -> None:
-    home.mkdir(exist_ok=True)
-    (home / "config.toml").write_text(
-        '[calendar]\nbackend = "caldav"\n'
-        f'[caldav]\nurl = "{caldav_account.home}"\nusername = "{caldav_account.username}"\n'
-        f"timeout_seconds = {RADICALE_FIRST_ANSWER}\n"
-    )
+    calendar_on(home, caldav_account, RADICALE_FIRST_ANSWER)
     caldav_account.write_items(
         caldav_account.made[1],
         {
             # One kind of "never" (the others are held to dateutil in tests/domain): Radicale
             # itself walks each such rule to the year 9999 when it is stored and asked for.
-            "a.ics": _event("feb30", "RRULE:FREQ=DAILY;BYMONTH=2;BYMONTHDAY=30"),
-            "d.ics": _event("dentist"),
-            "e.ics": _event("standup", "RRULE:FREQ=DAILY;COUNT=3"),
-            "f.ics": _event("leap", "RRULE:FREQ=YEARLY;BYMONTH=2;BYMONTHDAY=29"),
+            "a.ics": vevent("feb30", "RRULE:FREQ=DAILY;BYMONTH=2;BYMONTHDAY=30"),
+            "d.ics": vevent("dentist"),
+            "e.ics": vevent("standup", "RRULE:FREQ=DAILY;COUNT=3"),
+            "f.ics": vevent("leap", "RRULE:FREQ=YEARLY;BYMONTH=2;BYMONTHDAY=29"),
         },
     )
-    report = _sync(caldav_account)
+    report = sync_in_a_process(caldav_account, SYNC_DEADLINE)
     assert (report["fetched"], report["broken"]) == (4, 1)
     listed = runner.invoke(
         app, ["calendar", "list", "--from", "2026-03-01", "--to", "2026-03-08", "--json"]
@@ -111,19 +94,3 @@ def test_a_shared_calendar_with_series_that_never_happen_syncs_the_rest(
         app, ["calendar", "list", "--from", "2028-02-28", "--to", "2028-03-02", "--json"]
     )
     assert [e["title"] for e in json.loads(leap.stdout)["events"]] == ["leap"]
-
-
-def _sync(account: Account) -> dict[str, object]:
-    """``fruitctl sync --json`` in a process of its own, cut off at a generous deadline."""
-    env = {**os.environ, "FRUITCTL_CALDAV_PASSWORD": account.password, "FRUITCTL_IN_PROCESS": "1"}
-    done = subprocess.run(
-        [sys.executable, "-m", "fruitctl", "sync", "--json"],
-        env=env,
-        capture_output=True,
-        text=True,
-        timeout=SYNC_DEADLINE,
-        check=False,
-    )
-    assert done.returncode == 0, done.stdout + done.stderr
-    report: dict[str, object] = json.loads(done.stdout)
-    return report
