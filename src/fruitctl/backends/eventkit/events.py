@@ -1,8 +1,9 @@
 """Events between EventKit's plain values (``values.py``) and fruitctl's domain: pure functions.
 
-- A timed event reads in its own zone (``timeZone``), a floating one in the host zone. One
-  written here is never floating (EventKit would move it with the Mac's zone): it keeps the
-  zone asked for, its start's own, or - for a bare offset - UTC, as the other backends do.
+- A timed event reads in its own zone (``timeZone``; a name that is not an IANA key is read as
+  ``zones.py`` says), a floating one in the host zone. One written here is never floating
+  (EventKit would move it with the Mac's zone): it keeps the zone asked for, its start's own,
+  the person's for a bare offset that is theirs at that instant, else UTC.
 - An all-day event is dates with an exclusive end, as everywhere in fruitctl. EventKit keeps it
   floating, from local midnight of its first day to the last second of its last day; the end is
   read as "the day after the last second" so either way EventKit answers, the date is right.
@@ -15,10 +16,10 @@ from __future__ import annotations
 from collections.abc import Mapping
 from datetime import date, datetime, time, timedelta
 from typing import Any
-from zoneinfo import ZoneInfo
 
 from fruitctl.backends.eventkit.rules import raw_rule, recurrence_text
 from fruitctl.backends.eventkit.values import RawCalendar, RawEvent
+from fruitctl.backends.eventkit.zones import iana_name, person_zone_for, zone_of
 from fruitctl.domain.calendar import Calendar, Event, occurrence_id, occurrence_key
 from fruitctl.domain.dates import format_datetime, format_keeping_offset
 from fruitctl.domain.errors import InvalidParams
@@ -70,7 +71,7 @@ def to_event(raw: RawEvent, calendar_name: str, *, as_series: bool = False) -> E
         notes=raw.notes or None,
         url=raw.url,
         recurrence=recurrence_text(raw.rules, all_day=raw.all_day),
-        timezone=None if raw.all_day else raw.timezone,
+        timezone=None if raw.all_day else iana_name(raw.timezone),
         seriesId=raw.id if key is not None else None,
         occurrence=key,
         creationDate=None if raw.created is None else format_datetime(_local(raw.created)),
@@ -85,7 +86,7 @@ def span(raw: RawEvent) -> tuple[date | datetime, date | datetime]:
         # Whole days, rounded: a day across a clock change lasts 23 or 25 hours.
         days = round((raw.end + ONE_SECOND - raw.start).total_seconds() / 86_400)
         return first, first + timedelta(days=max(1, days))
-    zone = ZoneInfo(raw.timezone) if raw.timezone else None
+    zone = zone_of(raw.timezone)
     if zone is None:
         return _local(raw.start), _local(raw.end)
     return raw.start.astimezone(zone), raw.end.astimezone(zone)
@@ -105,10 +106,13 @@ def moment_fields(start: date | datetime, end: date | datetime) -> dict[str, Any
 
 
 def zone_name(moment: datetime) -> str:
-    """The zone a timed event written at ``moment`` keeps: its own named zone, else UTC (a
-    bare offset names no zone; UTC keeps the instant)."""
+    """The zone a timed event written at ``moment`` keeps: its own named zone, the person's
+    when a bare offset is theirs then, else UTC (another bare offset names no zone; UTC keeps
+    the instant)."""
     key = getattr(moment.tzinfo, "key", None)
-    return key if isinstance(key, str) else "UTC"
+    if isinstance(key, str):
+        return key
+    return person_zone_for(moment) or "UTC"
 
 
 def new_fields(new: NewEvent) -> dict[str, Any]:

@@ -12,11 +12,12 @@ from __future__ import annotations
 from collections.abc import Mapping
 from datetime import date, datetime
 from typing import Any
-from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
+from zoneinfo import ZoneInfo
 
 from fruitctl.backends.eventkit.rules import raw_rule, recurrence_text
 from fruitctl.backends.eventkit.tagstore import Extras
 from fruitctl.backends.eventkit.values import DateParts, RawReminder
+from fruitctl.backends.eventkit.zones import person_zone_for, zone_of
 from fruitctl.domain.dates import format_date_or_datetime, format_datetime, now
 from fruitctl.domain.reminders import Reminder
 from fruitctl.ports import NewReminder, ReminderChanges
@@ -45,19 +46,19 @@ def due_value(parts: DateParts | None) -> date | datetime | None:
     naive = datetime(
         parts.year, parts.month, parts.day, parts.hour or 0, parts.minute or 0, parts.second or 0
     )
-    zone = _zone(parts.timezone)
+    zone = zone_of(parts.timezone)
     return naive.replace(tzinfo=zone) if zone is not None else naive.astimezone()
 
 
 def due_parts(value: date | datetime | None) -> DateParts | None:
     """A due as components: a date has no hour; a date-time keeps its own zone - a named one,
-    or a whole-hour offset as the IANA ``Etc/GMT`` zone that has it - else it is written in
-    UTC (the same instant)."""
+    the person's for a bare offset that is theirs then, or a whole-hour offset as the IANA
+    ``Etc/GMT`` zone that has it - else it is written in UTC (the same instant)."""
     if value is None:
         return None
     if not isinstance(value, datetime):
         return DateParts(value.year, value.month, value.day)
-    name = getattr(value.tzinfo, "key", None) or _fixed_zone(value)
+    name = getattr(value.tzinfo, "key", None) or person_zone_for(value) or _fixed_zone(value)
     if name is None:
         value = value.astimezone(ZoneInfo("UTC"))
         name = "UTC"
@@ -141,12 +142,3 @@ def change_fields(changes: ReminderChanges) -> dict[str, Any]:
 
 def _stamp(value: datetime | None) -> str | None:
     return None if value is None else format_datetime(value.astimezone())
-
-
-def _zone(name: str | None) -> ZoneInfo | None:
-    if not name:
-        return None
-    try:
-        return ZoneInfo(name)
-    except (ZoneInfoNotFoundError, ValueError):
-        return None

@@ -42,8 +42,7 @@ def recurrence_text(rules: Sequence[RawRule], *, all_day: bool = False) -> str |
         if values:
             parts.append(f"{key}={','.join(str(v) for v in values)}")
     if rule.end is not None:
-        end = rule.end.astimezone(UTC)
-        parts.append(f"UNTIL={end:%Y%m%d}" if all_day else f"UNTIL={end:%Y%m%dT%H%M%SZ}")
+        parts.append(_until_text(rule.end, all_day))
     elif rule.count is not None:
         parts.append(f"COUNT={rule.count}")
     if rule.first_day_of_week:
@@ -82,6 +81,14 @@ def raw_rule(text: str, field: str = "recurrence") -> RawRule:
 _KEYS = frozenset(key for key, _ in _LISTS)
 
 
+def _until_text(end: datetime, all_day: bool) -> str:
+    """An all-day series' end is a local date: its occurrences are floating days from local
+    midnight, so the date in UTC would be a day off east or west of Greenwich."""
+    if all_day:
+        return f"UNTIL={end.astimezone():%Y%m%d}"
+    return f"UNTIL={end.astimezone(UTC):%Y%m%dT%H%M%SZ}"
+
+
 def _day(day: int, week: int) -> str:
     name = DAYS[(day - 1) % 7]
     return f"{week}{name}" if week else name
@@ -113,8 +120,10 @@ def _weekday(value: str, text: str, field: str) -> tuple[int, int]:
 def _until(value: str, text: str, field: str) -> datetime:
     try:
         if len(value) == 8:
+            # A date: through the last second of that local day (all-day occurrences are
+            # floating, from local midnight), never that day's end in UTC.
             day = date(int(value[:4]), int(value[4:6]), int(value[6:]))
-            return datetime(day.year, day.month, day.day, 23, 59, 59, tzinfo=UTC)
+            return datetime(day.year, day.month, day.day, 23, 59, 59).astimezone()
         return datetime.strptime(value, "%Y%m%dT%H%M%SZ").replace(tzinfo=UTC)
     except ValueError as exc:
         raise InvalidParams(
