@@ -1,0 +1,88 @@
+"""Things keeps at most 10,000 characters of notes, 100 checklist items and 4,000 characters of
+any other string (Cultured Code, "Things URL Scheme"); past them it cuts or drops the value
+silently. So a longer value is refused at the door - ``invalid_params`` naming the field, nothing
+proposed, nothing sent - and a value at the limit goes through whole."""
+
+from __future__ import annotations
+
+import json
+import sys
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+from things_fixture import build
+
+from fruitctl import bootstrap
+from fruitctl.policy.decision import Actor
+from fruitctl.services.things_inputs import CHECKLIST_MAX, NOTES_MAX, STRING_MAX
+
+RECORDER = str(Path(__file__).parents[1] / "things_recorder.py")
+AGENT = Actor("agent", "tester")
+PERSON = Actor("human", "me")
+
+
+@pytest.fixture
+def log(tmp_path: Path) -> Path:
+    return tmp_path / "urls.log"
+
+
+@pytest.fixture
+def app(
+    home: Path, tmp_path: Path, log: Path, monkeypatch: pytest.MonkeyPatch
+) -> Iterator[bootstrap.App]:
+    things = build(tmp_path / "container")
+    command = [sys.executable, RECORDER, str(things.path), str(log), "apply"]
+    monkeypatch.setenv("FRUITCTL_THINGS__DATABASE", str(things.path))
+    monkeypatch.setenv("FRUITCTL_THINGS__OPEN_COMMAND", json.dumps(command))
+    built = bootstrap.build()
+    yield built
+    built.close()
+
+
+def test_the_limits_are_things_own() -> None:
+    assert (NOTES_MAX, CHECKLIST_MAX, STRING_MAX) == (10_000, 100, 4_000)
+
+
+TODO = {"title": "Pack"}
+OVER = [
+    ("create_todo", {**TODO, "notes": "n" * (NOTES_MAX + 1)}, "notes"),
+    ("create_todo", {**TODO, "checklist": ["c"] * (CHECKLIST_MAX + 1)}, "checklist"),
+    ("create_todo", {**TODO, "checklist": ["ok", "c" * (STRING_MAX + 1)]}, "checklist[1]"),
+    ("create_todo", {**TODO, "tags": ["t" * (STRING_MAX + 1)]}, "tags[0]"),
+    ("create_todo", {**TODO, "heading": "h" * (STRING_MAX + 1)}, "heading"),
+    ("create_todo", {**TODO, "project": "p" * (STRING_MAX + 1)}, "project"),
+    ("create_todo", {"title": "t" * (STRING_MAX + 1)}, "title"),
+    ("create_todos", {"todos": [TODO, {**TODO, "notes": "n" * (NOTES_MAX + 1)}]}, "todos[1].notes"),
+    ("update_todo", {"id": "x", "notes": "n" * (NOTES_MAX + 1)}, "notes"),
+    ("update_todo", {"id": "x", "tags": ["t" * (STRING_MAX + 1)]}, "tags[0]"),
+    ("create_project", {"title": "P", "notes": "n" * (NOTES_MAX + 1)}, "notes"),
+    ("create_project", {"title": "P", "todos": ["t" * (STRING_MAX + 1)]}, "todos[0]"),
+    ("create_project", {"title": "P", "todos": ["t"] * (CHECKLIST_MAX + 1)}, "todos"),
+    ("update_project", {"id": "x", "notes": "n" * (NOTES_MAX + 1)}, "notes"),
+]
+
+
+@pytest.mark.parametrize(("tool", "args", "field"), OVER, ids=[f"{t}:{f}" for t, _, f in OVER])
+def test_past_a_limit_is_refused_naming_the_field(
+    app: bootstrap.App, log: Path, tool: str, args: dict[str, Any], field: str
+) -> None:
+    outcome = app.gateway.invoke(tool, args, AGENT)
+    assert not outcome.success and outcome.error_code == "invalid_params", outcome.output
+    assert f"'{field}'" in (outcome.error or "")
+    assert "at most" in (outcome.error or "")
+    assert app.approvals.recent("pending", 10) == []
+    assert not log.exists()  # nothing was sent to Things
+
+
+def test_at_the_limits_a_todo_is_written_whole(app: bootstrap.App, log: Path) -> None:
+    args = {
+        "title": "t" * STRING_MAX,
+        "notes": "n" * NOTES_MAX,
+        "checklist": [f"{i:03}" + "c" * (STRING_MAX - 3) for i in range(CHECKLIST_MAX)],
+        "tags": [],
+    }
+    outcome = app.gateway.invoke("create_todo", args, PERSON)
+    assert outcome.error_code != "invalid_params", outcome.error
+    assert log.exists()
