@@ -7,7 +7,14 @@ from datetime import UTC, datetime
 from typing import Any
 
 from fruitctl.backends.eventkit.kit import appkit
-from fruitctl.backends.eventkit.values import DateParts, RawCalendar, RawEvent, RawReminder, RawRule
+from fruitctl.backends.eventkit.values import (
+    DateParts,
+    RawAlarm,
+    RawCalendar,
+    RawEvent,
+    RawReminder,
+    RawRule,
+)
 
 UNDEFINED = 2**63 - 1  # NSDateComponentUndefined (NSIntegerMax)
 
@@ -32,6 +39,7 @@ def reminder(item: Any) -> RawReminder:
         priority=int(item.priority()),
         due=_parts(item.dueDateComponents()),
         start=_parts(item.startDateComponents()),
+        alarms=_alarms(item.alarms()),
         completed=bool(item.isCompleted()),
         completion=_instant(item.completionDate()),
         created=_instant(item.creationDate()),
@@ -65,6 +73,15 @@ def event(item: Any) -> RawEvent:
 def _calendar_id(item: Any) -> str:
     calendar = item.calendar()
     return "" if calendar is None else str(calendar.calendarIdentifier())
+
+
+def _alarms(alarms: Any) -> tuple[RawAlarm, ...]:
+    """The time alarms (a location alarm has no time to move with the due)."""
+    return tuple(
+        RawAlarm(float(alarm.relativeOffset()), _instant(alarm.absoluteDate()))
+        for alarm in alarms or ()
+        if alarm.structuredLocation() is None
+    )
 
 
 def _rules(rules: Any) -> tuple[RawRule, ...]:

@@ -8,7 +8,7 @@ from datetime import datetime
 from typing import Any
 
 from fruitctl.backends.eventkit.kit import eventkit, foundation
-from fruitctl.backends.eventkit.values import DateParts, RawRule
+from fruitctl.backends.eventkit.values import DateParts, RawAlarm, RawRule
 
 Setter = Callable[[Any, Any, Any], None]  # (item, value, store)
 
@@ -88,6 +88,22 @@ def _ek_rule_end(rule: RawRule) -> Any:
     return None
 
 
+def _set_alarms(item: Any, alarms: Sequence[RawAlarm], store: Any) -> None:
+    """The item's time alarms become ``alarms``; a location alarm is none of fruitctl's
+    business and stays."""
+    for alarm in list(item.alarms() or ()):
+        if alarm.structuredLocation() is None:
+            item.removeAlarm_(alarm)
+    for alarm in alarms:
+        item.addAlarm_(_ek_alarm(alarm))
+
+
+def _ek_alarm(alarm: RawAlarm) -> Any:
+    if alarm.absolute is not None:
+        return eventkit().EKAlarm.alarmWithAbsoluteDate_(date(alarm.absolute))
+    return eventkit().EKAlarm.alarmWithRelativeOffset_(alarm.offset)
+
+
 def apply(item: Any, fields: Mapping[str, Any], setters: Mapping[str, Setter], store: Any) -> None:
     for name, value in fields.items():
         if name not in setters:
@@ -115,6 +131,8 @@ REMINDER_SETTERS: dict[str, Setter] = {
     **COMMON_SETTERS,
     "priority": lambda item, value, _: item.setPriority_(int(value or 0)),
     "due": lambda item, value, _: item.setDueDateComponents_(_components(value)),
+    "start": lambda item, value, _: item.setStartDateComponents_(_components(value)),
+    "alarms": _set_alarms,
     "completion": _set_completion,
 }
 EVENT_SETTERS: dict[str, Setter] = {

@@ -3,6 +3,9 @@ functions, no EventKit and no I/O.
 
 - A due date without a time of day is a date both ways (``2026-03-01``, never midnight); one
   with a time keeps the zone its components carry, and a floating one is read in the host zone.
+- A due with a time notifies as Reminders.app makes it: an alarm at offset 0 from the start,
+  and the start set to the due (the app shows and alerts at a reminder's earliest alarm, so a
+  due moved without them would keep the old time). A date-only or cleared due has neither.
 - Priorities: EventKit's 1-4 are high, 5 medium, 6-9 low, as the Reminders app shows them;
   fruitctl writes 1, 5 and 9, as the app does.
 """
@@ -16,13 +19,15 @@ from zoneinfo import ZoneInfo
 
 from fruitctl.backends.eventkit.rules import raw_rule, recurrence_text
 from fruitctl.backends.eventkit.tagstore import Extras
-from fruitctl.backends.eventkit.values import DateParts, RawReminder
+from fruitctl.backends.eventkit.values import DateParts, RawAlarm, RawReminder
 from fruitctl.backends.eventkit.zones import person_zone_for, zone_of
 from fruitctl.domain.dates import format_date_or_datetime, format_datetime, now
 from fruitctl.domain.reminders import Reminder
 from fruitctl.ports import NewReminder, ReminderChanges
 
 NO_EXTRAS = Extras()
+DUE_ALARM = RawAlarm(offset=0.0)
+"""The alarm Reminders.app writes on a timed reminder: at its start, which is its due."""
 
 
 def priority(value: int) -> int:
@@ -111,7 +116,7 @@ def new_fields(item: NewReminder) -> dict[str, Any]:
         "priority": item.priority,
     }
     if item.due is not None:
-        fields["due"] = due_parts(item.due)
+        fields.update(due_fields(item.due, RawReminder("", "", "")))
     if item.completion is not None:
         fields["completion"] = item.completion
     if item.url is not None:
@@ -131,13 +136,35 @@ WIRE_FIELDS: Mapping[str, str] = {
 }
 
 
-def change_fields(changes: ReminderChanges) -> dict[str, Any]:
-    """The fields of a ``ReminderWrite`` making ``changes`` (a key with ``None`` clears)."""
+def change_fields(changes: ReminderChanges, current: RawReminder) -> dict[str, Any]:
+    """The fields of a ``ReminderWrite`` making ``changes`` to ``current`` (a key with ``None``
+    clears)."""
     given: Mapping[str, Any] = changes
     fields = {field: given[key] for key, field in WIRE_FIELDS.items() if key in given}
     if "dueDate" in changes:
-        fields["due"] = due_parts(changes["dueDate"])
+        fields.update(due_fields(changes["dueDate"], current))
     return fields
+
+
+def due_fields(due: date | datetime | None, current: RawReminder) -> dict[str, Any]:
+    """A new due, its start and its alarms: the due alarm of the old due goes (offset 0, or
+    one at the old due's instant, as other apps write it), the person's other alarms stay,
+    and a timed due gets Reminders.app's offset-0 alarm with the start at the due."""
+    parts = due_parts(due)
+    timed = parts is not None and parts.has_time
+    old_due = due_value(current.due)
+    kept = tuple(a for a in current.alarms if not _is_due_alarm(a, old_due))
+    return {
+        "due": parts,
+        "start": parts if timed else None,
+        "alarms": (*kept, DUE_ALARM) if timed else kept,
+    }
+
+
+def _is_due_alarm(alarm: RawAlarm, due: date | datetime | None) -> bool:
+    if alarm.absolute is None:
+        return alarm.offset == 0
+    return isinstance(due, datetime) and alarm.absolute == due
 
 
 def _stamp(value: datetime | None) -> str | None:

@@ -178,10 +178,10 @@ class EventKitReminders:
     def update(self, reminder_id: str, changes: ReminderChanges) -> Reminder:
         self._access.require(ENTITY)
         _refuse_extras("tags" in changes, "isFlagged" in changes, False)
-        self._existing(reminder_id)
+        current = self._existing(reminder_id)
         if "listId" in changes:
             self._require_lists({changes["listId"]})
-        write = ReminderWrite(reminder_id, mapping.change_fields(changes))
+        write = ReminderWrite(reminder_id, mapping.change_fields(changes, current))
         with translated("save the reminder"):
             (saved,) = self._port.save_reminders([write])
         self._forget()

@@ -32,10 +32,15 @@ NOT_DETERMINED, RESTRICTED, DENIED, FULL_ACCESS, WRITE_ONLY = 0, 1, 2, 3, 4
 DAILY, WEEKLY, MONTHLY, YEARLY = 0, 1, 2, 3
 
 REMINDER_FIELDS = frozenset(
-    {"calendar_id", "title", "notes", "priority", "due", "completion", "url", "rules"}
+    {
+        *("calendar_id", "title", "notes", "priority", "due", "start", "alarms"),
+        *("completion", "url", "rules"),
+    }
 )
 """What a ``ReminderWrite`` may set. ``completion``: a ``datetime`` completes the reminder at
-that time, ``None`` makes it incomplete again."""
+that time, ``None`` makes it incomplete again. ``start``: ``startDateComponents``, what a
+relative alarm counts from. ``alarms``: the reminder's time alarms, all of them (a tuple of
+``RawAlarm``; its location alarms are left as they are)."""
 
 EVENT_FIELDS = frozenset(
     {
@@ -91,6 +96,16 @@ class DateParts:
 
 
 @dataclass(frozen=True)
+class RawAlarm:
+    """``EKAlarm`` at a time: ``absolute`` (``absoluteDate``) when set, else ``offset`` seconds
+    from the item's start (``relativeOffset``; negative is before). Reminders.app notifies at a
+    timed reminder's alarms only: it writes one at offset 0 and sets the start to the due."""
+
+    offset: float = 0.0
+    absolute: datetime | None = None
+
+
+@dataclass(frozen=True)
 class RawCalendar:
     id: str
     """``calendarIdentifier``."""
@@ -133,6 +148,8 @@ class RawReminder:
     """EventKit's 0-9: 0 none, 1-4 high, 5 medium, 6-9 low."""
     due: DateParts | None = None
     start: DateParts | None = None
+    alarms: tuple[RawAlarm, ...] = ()
+    """Its time alarms (location alarms are not read)."""
     completed: bool = False
     completion: datetime | None = None
     created: datetime | None = None
