@@ -326,7 +326,7 @@ def test_tags_and_flags_come_from_the_reminders_store(fake: FakeEventKit, tmp_pa
     assert shown["child-id"].parentId == "parent-id"
     assert backend.tags_status()["readable"] is True
     with sqlite3.connect(tmp_path / "Data-ABC.sqlite") as db:  # a macOS update renames a column
-        db.execute("ALTER TABLE ZREMCDOBJECT RENAME COLUMN ZREMINDER3 TO ZREMINDER4")
+        db.execute("ALTER TABLE ZREMCDHASHTAGLABEL RENAME COLUMN ZNAME TO ZTITLE")
     backend.create([NewReminder(list_id=list_id(fake, "Errands"), title="drop the cache")])
     assert backend.get("parent-id").tags == ()
-    assert "ZREMCDOBJECT.ZREMINDER3" in str(backend.tags_status()["reason"])
+    assert "ZREMCDHASHTAGLABEL.ZNAME" in str(backend.tags_status()["reason"])
