@@ -138,3 +138,44 @@ def build(folder: Path) -> ThingsFixture:
             ],
         )
     return fixture
+
+
+# The rule of a repeating to-do as Things keeps it (a property list); fruitctl reads only whether
+# it is set, never its content.
+RULE = b'<?xml version="1.0" encoding="UTF-8"?><plist version="1.0"><dict><key>fa</key>'
+RULE += b"<integer>1</integer><key>fu</key><integer>256</integer></dict></plist>"
+
+
+def add_repeating(fixture: ThingsFixture) -> None:
+    """A repeating to-do as Things stores it: the hidden template (the rule set, in Someday,
+    its deadline in the year 4001) and the instance it made for today."""
+    fixture.task(
+        "todo-repeat-template",
+        "Water the garden",
+        start=2,
+        deadline=packed(date(4001, 1, 1)),
+        rt1_recurrenceRule=RULE,
+        project="proj-move",
+    )
+    fixture.task(
+        "todo-repeat",
+        "Water the garden",
+        startDate=packed(TODAY),
+        todayIndex=3,
+        rt1_repeatingTemplate="todo-repeat-template",
+    )
+
+
+def add_parked_projects(fixture: ThingsFixture) -> None:
+    """Projects not yet started, whose to-dos the app shows only in Someday or Upcoming: one in
+    Someday (a to-do of its own, one scheduled today, one under its heading) and one scheduled
+    in five days (a to-do with an overdue deadline)."""
+    day = timedelta(days=1)
+    t = fixture.task
+    t("proj-someday", "Learn to sail", type=1, start=2, **{"index": 2})
+    t("head-someday", "Theory", type=2, project="proj-someday")
+    t("todo-parked", "Buy a book on knots", project="proj-someday", **{"index": 3})
+    t("todo-parked-dated", "Call the club", project="proj-someday", startDate=packed(TODAY))
+    t("todo-parked-heading", "Read on winds", heading="head-someday", **{"index": 4})
+    t("proj-later", "Garden", type=1, start=2, startDate=packed(TODAY + 5 * day))
+    t("todo-later", "Order seeds", project="proj-later", deadline=packed(TODAY - day))

@@ -44,6 +44,16 @@ class ChecklistItem(BaseModel):
     done: bool
 
 
+class Repeating(BaseModel):
+    """What makes a to-do one instance of a repeating to-do: Things keeps the rule on a hidden
+    *template* (never a to-do itself) and makes each instance from it."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    template: str
+    """The id of the template; changing or completing it is refused (it is not a to-do)."""
+
+
 class ToDo(BaseModel):
     model_config = ConfigDict(frozen=True, extra="forbid")
 
@@ -60,6 +70,7 @@ class ToDo(BaseModel):
     area: Ref | None = None
     heading: Ref | None = None
     checklist: tuple[ChecklistItem, ...] = ()
+    repeating: Repeating | None = None
     creationDate: str | None = None
     modificationDate: str | None = None
     completionDate: str | None = None

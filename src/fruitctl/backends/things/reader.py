@@ -39,7 +39,12 @@ from fruitctl.backends.things.rows import (
     view_of,
 )
 from fruitctl.backends.things.urls import Secret
-from fruitctl.domain.errors import BackendUnavailable, NotFound, PermissionDenied
+from fruitctl.domain.errors import (
+    BackendUnavailable,
+    InvalidParams,
+    NotFound,
+    PermissionDenied,
+)
 from fruitctl.domain.things import (
     Area,
     Project,
@@ -71,6 +76,8 @@ NEEDED: dict[str, tuple[str, ...]] = {
         "heading",
         "index",
         "todayIndex",
+        "rt1_recurrenceRule",
+        "rt1_repeatingTemplate",
     ),
     "TMArea": ("uuid", "title", "index"),
     "TMTag": ("uuid", "title", "parent", "index"),
@@ -79,19 +86,25 @@ NEEDED: dict[str, tuple[str, ...]] = {
     "TMChecklistItem": ("uuid", "task", "title", "status", "index"),
 }
 
-# Every task that is not in the Trash, directly or through its project or its heading's project.
-_VISIBLE = """
+# A repeating to-do's rule lives on a hidden *template* row (``rt1_recurrenceRule`` set, in
+# Someday with a deadline in the year 4001) that the app never shows; it makes the instances.
+RULE = "rt1_recurrenceRule"
+# Every task that is not in the Trash, directly or through its project or its heading's project,
+# and is not a repeating to-do's template.
+_VISIBLE = f"""
 FROM TMTask t
 LEFT JOIN TMTask h ON h.uuid = t.heading
 LEFT JOIN TMTask p ON p.uuid = COALESCE(t.project, h.project)
 WHERE t.trashed = 0 AND COALESCE(h.trashed, 0) = 0 AND COALESCE(p.trashed, 0) = 0
+AND t.{RULE} IS NULL
 """
 _TASK_COLUMNS = """
 t.uuid, t.title, t.notes, t.status, t.start, t.startDate, t.deadline, t.stopDate,
 t.creationDate, t.userModificationDate, t.area, COALESCE(t.project, h.project), t.heading,
-t."index", t.todayIndex, p.area, {suppressed}
+t."index", t.todayIndex, p.area, {suppressed}, t.rt1_repeatingTemplate, p.start, p.startDate
 """
-# A superset of each view's to-dos, in SQL, so only those rows are read in full ("?" = today).
+# A superset of each view's to-dos, in SQL, so only those rows are read in full ("?" = today); a
+# project not yet started (``p.start = 2``) keeps its to-dos in Someday or Upcoming.
 VIEW_SQL: dict[str, tuple[str, tuple[str, ...]]] = {
     "inbox": ("AND t.status = 0 AND t.start = 0", ()),
     "today": (
@@ -99,9 +112,16 @@ VIEW_SQL: dict[str, tuple[str, tuple[str, ...]]] = {
         "AND t.deadline <= ?))",
         ("now", "now"),
     ),
-    "upcoming": ("AND t.status = 0 AND t.start != 0 AND t.startDate > ?", ("now",)),
+    "upcoming": (
+        "AND t.status = 0 AND t.start != 0 AND (t.startDate > ? OR p.startDate > ?)",
+        ("now", "now"),
+    ),
     "anytime": ("AND t.status = 0 AND t.start = 1 AND t.startDate IS NULL", ()),
-    "someday": ("AND t.status = 0 AND t.start = 2 AND t.startDate IS NULL", ()),
+    "someday": (
+        "AND t.status = 0 AND t.start != 0 AND ((t.start = 2 AND t.startDate IS NULL) "
+        "OR (p.start = 2 AND p.startDate IS NULL))",
+        (),
+    ),
     "logbook": ("AND t.status IN (2, 3)", ()),
 }
 SUPPRESSED = "deadlineSuppressionDate"  # not in every version: read where it exists
@@ -127,13 +147,12 @@ class ThingsDatabase:
         with self._connection() as db:
             columns = _task_columns(db)
             rows = db.execute(
-                f"SELECT {columns} {_VISIBLE} AND t.type = ? {narrow}",
+                f'SELECT {columns} {_VISIBLE} AND t.type = ? {narrow} ORDER BY t."index"',
                 (TYPE_TODO, *(now for _ in params)),
             ).fetchall()
             if view is not None:  # the SQL narrows; the app's rule (``view_of``) decides
                 rows = [r for r in rows if view_of(*view_columns(r), today) == view]
-            found = Rows(db, rows).todos(today)
-        return ordered(found, view)
+            return Rows(db, ordered(rows, view)).todos(today)
 
     def todo(self, todo_id: str, today: date) -> ToDo:
         """One to-do by id; one in the Trash too (its ``view`` is None)."""
@@ -147,6 +166,9 @@ class ThingsDatabase:
             ).fetchone()
             if row is None:
                 raise NotFound(f"No to-do found with ID: '{todo_id}'.")
+            template = f"SELECT 1 FROM TMTask t WHERE t.uuid = ? AND t.{RULE} IS NOT NULL"
+            if db.execute(template, (todo_id,)).fetchone():
+                raise _template(todo_id)
             visible = db.execute(f"SELECT 1 {_VISIBLE} AND t.uuid = ?", (todo_id,)).fetchone()
             (found,) = Rows(db, [row]).todos(today)
         return found if visible else found.model_copy(update={"view": None})
@@ -169,7 +191,7 @@ class ThingsDatabase:
                 "t.creationDate, t.userModificationDate, t.stopDate, "
                 "(SELECT COUNT(*) FROM TMTask c LEFT JOIN TMTask ch ON ch.uuid = c.heading "
                 " WHERE COALESCE(c.project, ch.project) = t.uuid AND c.type = 0 "
-                " AND c.status = 0 AND c.trashed = 0) "
+                f" AND c.status = 0 AND c.trashed = 0 AND c.{RULE} IS NULL) "
                 f'FROM TMTask t WHERE t.type = {TYPE_PROJECT} AND {where} ORDER BY t."index"',
                 params,
             ).fetchall()
@@ -282,6 +304,17 @@ def _check_schema(db: sqlite3.Connection, path: Path) -> None:
     ).fetchone()
     if old:
         raise _unreadable(path, "it was written by a Things older than 3.15; update Things")
+
+
+def _template(todo_id: str) -> InvalidParams:
+    # Every read and write of a to-do by id comes here, so no change ever reaches a template.
+    return InvalidParams(
+        f"'{todo_id}' is the hidden template of a repeating to-do in Things, not a to-do: "
+        "Things makes each repetition from it, and a change to it would change every future "
+        f"one. Update or complete one of its to-dos (those whose repeating.template is "
+        f"'{todo_id}'), or change the repeat in Things itself.",
+        id=todo_id,
+    )
 
 
 def _unreadable(path: Path, why: str) -> BackendUnavailable:

@@ -13,6 +13,7 @@ from fruitctl.domain.dates import format_datetime
 from fruitctl.domain.things import (
     ChecklistItem,
     Ref,
+    Repeating,
     ThingsView,
     ToDo,
     ToDoStatus,
@@ -43,7 +44,7 @@ class Rows:
 
     def _todo(self, row: tuple[Any, ...], today: date) -> ToDo:
         uuid, title, notes, status, _, start_date, deadline, stop, created, modified = row[:10]
-        area, project, heading, _, _, project_area, _ = row[10:]
+        area, project, heading, _, _, project_area, _, template = row[10:18]
         return ToDo(
             id=uuid,
             title=title or "",
@@ -57,19 +58,40 @@ class Rows:
             area=ref(area or project_area, self.areas),
             heading=ref(heading, self.tasks),
             checklist=tuple(self.checklists.get(uuid, ())),
+            repeating=Repeating(template=template) if template else None,
             creationDate=moment(created),
             modificationDate=moment(modified),
             completionDate=moment(stop) if status in (CANCELED, COMPLETED) else None,
         )
 
 
-def view_columns(row: tuple[Any, ...]) -> tuple[int, int, int | None, int | None]:
-    """``(status, start, startDate, deadline unless suppressed)`` of a task row."""
-    return row[3], row[4], row[5], None if row[16] else row[6]
+# Where a task row (``_TASK_COLUMNS`` in ``reader.py``) keeps what ordering and views read.
+STOP, TODAY_INDEX, PROJECT_START, PROJECT_DATE = 7, 14, 18, 19
+
+
+def view_columns(
+    row: tuple[Any, ...],
+) -> tuple[int, int, int | None, int | None, int | None, int | None]:
+    """``(status, start, startDate, deadline unless suppressed, project's start, project's
+    startDate)`` of a task row (the project directly or through the heading)."""
+    return (
+        row[3],
+        row[4],
+        row[5],
+        None if row[16] else row[6],
+        row[PROJECT_START],
+        row[PROJECT_DATE],
+    )
 
 
 def view_of(
-    status: int, start: int, start_date: int | None, deadline: int | None, today: date
+    status: int,
+    start: int,
+    start_date: int | None,
+    deadline: int | None,
+    project_start: int | None,
+    project_date: int | None,
+    today: date,
 ) -> ThingsView:
     """Where the app shows an open to-do today (what it would move into Today included)."""
     if status in (CANCELED, COMPLETED):
@@ -77,6 +99,9 @@ def view_of(
     if start == INBOX:
         return "inbox"
     now = pack_date(today)
+    parked = _parked(project_start, project_date, now)
+    if parked is not None:
+        return parked
     if start_date is not None:
         return "upcoming" if start_date > now else "today"
     if deadline is not None and deadline <= now:
@@ -84,12 +109,34 @@ def view_of(
     return "someday" if start == SOMEDAY else "anytime"
 
 
-def ordered(found: list[ToDo], view: ThingsView | None) -> list[ToDo]:
+def _parked(start: int | None, start_date: int | None, now: int) -> ThingsView | None:
+    """Where a project not yet started keeps all its to-dos, whatever their own dates (the app
+    shows none of them in Today or Anytime): in Someday, or in Upcoming until its date comes."""
+    if start != SOMEDAY:
+        return None
+    if start_date is None:
+        return "someday"
+    return "upcoming" if start_date > now else None
+
+
+def ordered(rows: list[tuple[Any, ...]], view: ThingsView | None) -> list[tuple[Any, ...]]:
+    """Task rows, already in the app's own order (``index``), in the order the app shows
+    ``view``: Today by its own order (``todayIndex``) then start date, Upcoming by the date it
+    starts (its project's, for a parked project's to-do), the Logbook newest first. Sorts are
+    stable, so ``index`` decides ties."""
+    if view == "today":
+        return sorted(rows, key=lambda r: (r[TODAY_INDEX] or 0, r[5] or 0))
     if view == "upcoming":
-        return sorted(found, key=lambda t: (t.startDate or "", t.title))
+        return sorted(rows, key=_starts)
     if view == "logbook":
-        return sorted(found, key=lambda t: t.completionDate or "", reverse=True)
-    return found  # the database's order (the app's own index), kept by the query
+        return sorted(rows, key=lambda r: r[STOP] or 0, reverse=True)
+    return rows
+
+
+def _starts(row: tuple[Any, ...]) -> int:
+    """The packed day an upcoming to-do starts: its own, or its parked project's when later."""
+    own = row[5] or 0
+    return max(own, row[PROJECT_DATE] or 0) if row[PROJECT_START] == SOMEDAY else own
 
 
 def titles(db: sqlite3.Connection, table: str, where: str = "1") -> dict[str, str]:
