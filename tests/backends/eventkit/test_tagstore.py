@@ -291,3 +291,18 @@ def test_one_unreadable_store_is_skipped_and_named_not_all(tmp_path: Path) -> No
     ]
     assert "Data-leftover.sqlite" in status["skipped"][0]
     assert status["reason"] == "; ".join(status["skipped"])
+
+
+def test_what_the_app_wrote_but_did_not_checkpoint_is_read(tmp_path: Path) -> None:
+    # The app keeps its store in WAL mode with recent writes only in the -wal file; a read-only
+    # open still sees them (an ``immutable`` open would not).
+    path = build(tmp_path)
+    app = sqlite3.connect(path, isolation_level=None)
+    try:
+        app.execute("PRAGMA journal_mode = WAL")
+        app.execute("PRAGMA wal_autocheckpoint = 0")
+        remind(app, [(1, "new-id", None, "Fresh", 1, 0, None)])
+        assert (tmp_path / "Data-ABC.sqlite-wal").stat().st_size > 0
+        assert TagStore(tmp_path).extras(["new-id"]) == {"new-id": Extras(flagged=True)}
+    finally:
+        app.close()
