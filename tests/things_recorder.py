@@ -2,7 +2,9 @@
 DB LOG MODE``), it reads the URL from its standard input as fruitctl's launcher does, records it
 (and, in ``LOG.argv``, the arguments it was run with: the URL must never be one) and, in mode
 ``apply``, does what Things would: ``add`` inserts the to-do, ``update`` (with the right auth
-token) changes it. Mode ``ignore`` records only (a Things that never acts), ``fail`` exits 1."""
+token) changes it. Mode ``cut`` applies like Things does past its limits (notes cut at 10,000
+characters, checklists at 100 items); ``ignore`` records only (a Things that never acts), ``fail``
+exits 1."""
 
 from __future__ import annotations
 
@@ -22,7 +24,7 @@ def main(database: str, log: str, mode: str) -> int:
         out.write(url + "\n")
     if mode == "fail":
         return 1
-    if mode != "apply":
+    if mode not in ("apply", "cut"):
         return 0
     parts = urlsplit(url)
     assert parts.scheme == "things" and parts.netloc == "", url
@@ -31,9 +33,14 @@ def main(database: str, log: str, mode: str) -> int:
         if parts.path == "/json":
             for item in json.loads(params["data"]):
                 assert item["type"] == "to-do", item
-                _add(db, {k: v for k, v in item["attributes"].items() if isinstance(v, str)})
+                attributes = item["attributes"]
+                checklist = [
+                    c["attributes"]["title"] for c in attributes.get("checklist-items", [])
+                ]
+                given = {k: v for k, v in attributes.items() if isinstance(v, str)}
+                _add(db, {**given, "checklist-items": "\n".join(checklist)}, cut=mode == "cut")
         elif parts.path == "/add":
-            _add(db, params)
+            _add(db, params, cut=mode == "cut")
         elif parts.path == "/add-project":
             _add(db, {**params, "list-id": ""}, kind=1)
             project = db.execute("SELECT uuid FROM TMTask ORDER BY rowid DESC").fetchone()[0]
@@ -58,24 +65,36 @@ def _packed(day: str) -> int:
     return year << 16 | month << 12 | date_ << 7
 
 
-def _add(db: sqlite3.Connection, params: dict[str, str], kind: int = 0) -> None:
+NOTES_KEPT, CHECKLIST_KEPT = 10_000, 100  # what Things keeps of longer values
+
+
+def _add(db: sqlite3.Connection, params: dict[str, str], kind: int = 0, cut: bool = False) -> None:
     now = time.time()
     home = params.get("list-id") or params.get("area-id", "")
+    notes = params.get("notes", "")
+    checklist = [line for line in params.get("checklist-items", "").split("\n") if line]
+    if cut:
+        notes, checklist = notes[:NOTES_KEPT], checklist[:CHECKLIST_KEPT]
+    task = ("proj-" if kind == 1 else "") + uuid.uuid4().hex
     db.execute(
         "INSERT INTO TMTask (uuid, type, status, trashed, title, notes, start, "
         'creationDate, userModificationDate, project, area, "index", todayIndex) '
         "VALUES (?, ?, 0, 0, ?, ?, ?, ?, ?, ?, ?, 0, 0)",
         (
-            ("proj-" if kind == 1 else "") + uuid.uuid4().hex,
+            task,
             kind,
             params["title"],
-            params.get("notes", ""),
+            notes,
             0 if not home and "when" not in params else 1,
             now,
             now,
             home if home.startswith("proj") else None,
             home if home.startswith("area") else None,
         ),
+    )
+    db.executemany(
+        'INSERT INTO TMChecklistItem (uuid, task, title, status, "index") VALUES (?, ?, ?, 0, ?)',
+        [(uuid.uuid4().hex, task, title, index) for index, title in enumerate(checklist)],
     )
 
 

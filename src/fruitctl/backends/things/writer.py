@@ -1,9 +1,13 @@
 """Writing to Things through its URL scheme, and confirming that the write landed.
 
 Things answers a ``things:///`` URL with nothing a caller can read, so after launching one the
-writer watches the database until the change is there - the new to-do (found by its title, its
-list and a creation time after the launch), or the changed fields - for at most
-``confirm_seconds``. What it did not see is reported as sent and not confirmed, never as done.
+writer watches the database until the change is there, for at most ``confirm_seconds``: a new
+to-do created after the launch holding the title, notes, checklist and list asked for (so one
+Things cut at its limits is not it); a changed row whose ``userModificationDate`` moved after the
+launch and that holds the asked values (so an update to values already held, which Things may
+have refused, is not confirmed by them). Each poll reads only the rows created since the launch,
+or the one row updated (``watch.py``). What it did not see is reported as sent and not
+confirmed, never as done.
 
 The URL goes to ``open_command`` on its standard input (on a Mac, fruitctl's own launcher,
 ``launch.py``), never as an argument: a program's arguments are readable by every local user
@@ -17,10 +21,11 @@ import json
 import subprocess
 import time
 from collections.abc import Callable, Sequence
-from datetime import date, datetime, timedelta
+from datetime import date, timedelta
 
 from fruitctl.backends.things.reader import ThingsDatabase
 from fruitctl.backends.things.urls import Command, Secret, Value, things_url
+from fruitctl.backends.things.watch import created_since, holds, modified_at, moved
 from fruitctl.domain.errors import BackendUnavailable, Unsupported
 from fruitctl.domain.things import Project, ToDo
 from fruitctl.ports import (
@@ -75,13 +80,12 @@ class ThingsWriter:
             "list-id": new.list_id,
             "heading": new.heading,
         }
-        before = {t.id for t in self._db.todos(self._today())}
-        started = self._clock()
+        since, before = self._created_before()
         self._launch("add", params)
 
         def landed() -> ToDo | None:
-            for todo in self._db.todos(self._today()):
-                if todo.id not in before and _is_new(todo, new, started):
+            for todo in created_since(self._db, since, self._today()):
+                if todo.id not in before and holds(todo, new):
                     return todo
             return None
 
@@ -91,19 +95,18 @@ class ThingsWriter:
         """Several to-dos in one launch (Things' ``json`` command), each confirmed on its own."""
         self._require()
         data = [{"type": "to-do", "attributes": _attributes(new)} for new in items]
-        before = {t.id for t in self._db.todos(self._today())}
-        started = self._clock()
+        since, before = self._created_before()
         params: dict[str, Value | Secret] = {"data": json.dumps(data, ensure_ascii=False)}
         self._launch("json", params)
         found: dict[int, ToDo] = {}
 
         def all_landed() -> bool:
             taken = {todo.id for todo in found.values()}
-            for todo in self._db.todos(self._today()):
+            for todo in created_since(self._db, since, self._today()):
                 if todo.id in before or todo.id in taken:
                     continue
                 for index, new in enumerate(items):
-                    if index not in found and _is_new(todo, new, started):
+                    if index not in found and holds(todo, new):
                         found[index] = todo
                         taken.add(todo.id)
                         break
@@ -116,9 +119,12 @@ class ThingsWriter:
     def update(self, todo_id: str, changes: ToDoChanges) -> Sent:
         self._require()
         params = self._update_params(todo_id, changes)
+        stamp = modified_at(self._db, todo_id)
         self._launch("update", params)
 
         def landed() -> ToDo | None:
+            if not moved(stamp, modified_at(self._db, todo_id)):
+                return None  # Things has not written it since: its values prove nothing
             todo = self._db.todo(todo_id, self._today())
             return todo if _matches(todo, changes, self._today()) else None
 
@@ -151,10 +157,13 @@ class ThingsWriter:
     def update_project(self, project_id: str, changes: ProjectChanges) -> SentProject:
         self._require()
         params = self._update_params(project_id, changes)
+        stamp = modified_at(self._db, project_id)
         self._launch("update-project", params)
         seen: list[Project] = []
 
         def landed() -> bool:
+            if not moved(stamp, modified_at(self._db, project_id)):
+                return False  # Things has not written it since: its values prove nothing
             project = self._db.project(project_id)
             if _project_matches(project, changes):
                 seen.append(project)
@@ -190,6 +199,12 @@ class ThingsWriter:
         elif status == "open":
             params["completed"] = False
         return params
+
+    def _created_before(self) -> tuple[float, set[str]]:
+        """Where a launch's polls start (``creationDate`` from, with the slack Things' whole
+        seconds need) and the to-dos already there in that slack, which are not the new one."""
+        since = self._clock() - SLACK_SECONDS
+        return since, {todo.id for todo in created_since(self._db, since, self._today())}
 
     def _require(self) -> None:
         if not self._command:
@@ -271,17 +286,6 @@ def _attributes(new: NewToDo) -> dict[str, object]:
         "heading": new.heading,
     }
     return {key: value for key, value in given.items() if value is not None}
-
-
-def _is_new(todo: ToDo, new: NewToDo, started: float) -> bool:
-    if todo.title != new.title or todo.creationDate is None:
-        return False
-    if datetime.fromisoformat(todo.creationDate).timestamp() < started - SLACK_SECONDS:
-        return False
-    if new.list_id is None:
-        return True
-    homes = {ref.id for ref in (todo.project, todo.area) if ref is not None}
-    return new.list_id in homes
 
 
 def _matches(todo: ToDo, changes: ToDoChanges, today: date) -> bool:
