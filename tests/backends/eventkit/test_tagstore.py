@@ -249,7 +249,7 @@ def _no_eventkit_ids(db: sqlite3.Connection) -> None:
 @pytest.mark.parametrize(
     ("change", "reason"),
     [
-        (_two_links, "tags link to reminders through both ZREMINDER3 and ZREMINDER4"),
+        (_two_links, "tags link to reminders through several columns: ZREMINDER3, ZREMINDER4"),
         (_no_link, "tags link to reminders through no ZREMINDER column"),
         (_no_entity, "no REMCDHashtag entity in Z_PRIMARYKEY"),
         (_no_eventkit_ids, "no ZREMCDREMINDER.ZDACALENDARITEMUNIQUEIDENTIFIER"),

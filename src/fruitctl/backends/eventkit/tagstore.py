@@ -228,7 +228,7 @@ def _link(db: sqlite3.Connection, path: Path, hashtag: int) -> str | None:
         ).fetchone()
     ]
     if len(used) > 1:
-        raise _unknown(path, f"tags link to reminders through both {' and '.join(used)}")
+        raise _unknown(path, f"tags link to reminders through several columns: {', '.join(used)}")
     if used:
         return used[0]
     tagged = db.execute("SELECT 1 FROM ZREMCDOBJECT WHERE Z_ENT = ? LIMIT 1", (hashtag,))
