@@ -10,21 +10,23 @@ from __future__ import annotations
 import sys
 from pathlib import Path
 
+from fruitctl.backends.things.place import locate
 from fruitctl.backends.things.reader import ThingsDatabase
 from fruitctl.backends.things.writer import ThingsWriter
+from fruitctl.domain.errors import FruitctlError
 
 __all__ = ["GROUP_CONTAINER", "ThingsDatabase", "ThingsWriter", "default_database"]
 
 GROUP_CONTAINER = Path.home() / "Library/Group Containers/JLMPQHK86H.com.culturedcode.ThingsMac"
-DATABASE = Path("Things Database.thingsdatabase") / "main.sqlite"
 
 
 def default_database(container: Path = GROUP_CONTAINER) -> Path | None:
-    """Where Things keeps its database on this Mac: ``ThingsData-*/`` (Things 3.15 and later)
-    or the older place; ``None`` off macOS or when Things is not installed."""
+    """Where Things keeps its database on this Mac (``place.locate``); ``None`` off macOS or
+    when Things is not installed; the container itself when macOS keeps fruitctl out of it,
+    so that every read says which permission to give (``ThingsDatabase`` looks in it again)."""
     if sys.platform != "darwin" and container == GROUP_CONTAINER:
         return None
-    for candidate in sorted(container.glob(f"ThingsData-*/{DATABASE}")):
-        return candidate
-    older = container / DATABASE
-    return older if older.is_file() else None
+    try:
+        return locate(container)
+    except FruitctlError:
+        return container

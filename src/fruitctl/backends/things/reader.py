@@ -22,6 +22,7 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import quote
 
+from fruitctl.backends.things.place import locate, unreachable
 from fruitctl.backends.things.rows import (
     CANCELED,
     COMPLETED,
@@ -55,6 +56,9 @@ from fruitctl.domain.things import (
 )
 
 BUSY_MS = 500
+# Things 3.15.16 moved its database into ThingsData-* with the layout read here (things.py
+# asserts the same: "databaseVersion > 21"); an older one lacks columns this reader needs.
+OLDEST_VERSION = 22
 PACKED_LIMIT = 10_000 << 16
 
 NEEDED: dict[str, tuple[str, ...]] = {
@@ -262,7 +266,7 @@ class ThingsDatabase:
         try:
             with self._connection() as db:
                 count = db.execute("SELECT COUNT(*) FROM TMTask WHERE type = 0").fetchone()[0]
-        except BackendUnavailable as exc:
+        except (BackendUnavailable, PermissionDenied) as exc:
             return {"database": str(self.path), "readable": False, "reason": exc.message}
         return {"database": str(self.path), "readable": True, "todos": count}
 
@@ -270,11 +274,7 @@ class ThingsDatabase:
 
     @contextmanager
     def _connection(self) -> Iterator[sqlite3.Connection]:
-        path = self.path
-        if path.is_symlink():
-            raise _unreadable(path, "it is a symbolic link; fruitctl opens only the real file")
-        if not path.is_file():
-            raise _unreadable(path, "there is no such file")
+        path = self._file()
         uri = f"file:{quote(os.path.realpath(path))}?mode=ro"
         try:
             db = sqlite3.connect(uri, uri=True, timeout=BUSY_MS / 1000, check_same_thread=False)
@@ -288,8 +288,27 @@ class ThingsDatabase:
             except sqlite3.Error as exc:
                 raise _unreadable(path, str(exc)) from exc
 
+    def _file(self) -> Path:
+        """The database file: ``path``, or the one in it when ``path`` is Things' Group
+        Container (looked for at each read, so access given later is seen). macOS's refusal
+        is met here, by name, before SQLite turns it into "unable to open database file"."""
+        try:
+            path = locate(self.path) if self.path.is_dir() else self.path
+            if path is None:
+                raise _unreadable(self.path, "Things keeps no database in it")
+            if path.is_symlink():
+                raise _unreadable(path, "it is a symbolic link; fruitctl opens only the real file")
+            if not path.is_file():
+                raise _unreadable(path, "there is no such file")
+            with open(path, "rb"):  # under macOS's privacy protection stat works, open fails
+                pass
+        except OSError as exc:
+            raise unreachable(self.path, exc) from exc
+        return path
+
 
 def _check_schema(db: sqlite3.Connection, path: Path) -> None:
+    _check_version(db, path)
     for table, columns in NEEDED.items():
         have = {row[1] for row in db.execute(f"PRAGMA table_info({table})")}
         missing = [c for c in columns if c not in have]
@@ -304,6 +323,30 @@ def _check_schema(db: sqlite3.Connection, path: Path) -> None:
     ).fetchone()
     if old:
         raise _unreadable(path, "it was written by a Things older than 3.15; update Things")
+
+
+def _check_version(db: sqlite3.Connection, path: Path) -> None:
+    """Things before 3.15.16 kept another layout (``dueDate``, ``actionGroup``): said by its
+    own version number, before any column is looked for."""
+    if not db.execute(
+        "SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'Meta'"
+    ).fetchone():
+        return
+    row = db.execute("SELECT value FROM Meta WHERE key = 'databaseVersion'").fetchone()
+    version = _number(row[0]) if row else None
+    if version is not None and version < OLDEST_VERSION:
+        raise _unreadable(
+            path,
+            f"it was written by a Things older than 3.15.16 (database version {version}); "
+            "update Things, open it once, and retry",
+        )
+
+
+def _number(value: Any) -> int | None:
+    try:
+        return int(str(value).strip())
+    except ValueError:
+        return None
 
 
 def _template(todo_id: str) -> InvalidParams:
