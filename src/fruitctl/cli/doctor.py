@@ -20,6 +20,7 @@ import typer
 from fruitctl import __version__
 from fruitctl.cli.app import JsonOption, services
 from fruitctl.cli.output import emit_json, out, reporting
+from fruitctl.cli.render import tags_state
 from fruitctl.daemon.lifecycle import RuntimeFiles, answers, lock_holder
 from fruitctl.domain.errors import FruitctlError
 from fruitctl.policy.decision import Actor
@@ -198,8 +199,7 @@ def _show_service(name: str, found: dict[str, Any]) -> None:
         line(f"            macOS asks about: {holder}", markup=False)
     tags = found.get("tags")
     if isinstance(tags, dict):
-        said = "readable" if tags.get("readable") else f"unavailable: {tags.get('reason')}"
-        line(f"            tags and flags: {said}", markup=False)
+        line(f"            tags and flags: {tags_state(tags)}", markup=False)
     error = found.get("error")
     if error:
         line(f"            {error.get('message')}", markup=False)

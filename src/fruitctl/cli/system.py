@@ -16,6 +16,7 @@ import typer
 from fruitctl import config as config_module
 from fruitctl.cli.app import JsonOption, client, only_here
 from fruitctl.cli.output import out, reporting, run
+from fruitctl.cli.render import tags_state
 from fruitctl.domain.errors import BackendUnavailable, InvalidParams
 from fruitctl.transports.rpc.client import RpcClient
 
@@ -54,9 +55,7 @@ def _show_info(info: dict[str, Any]) -> None:
     ]
     tags = info.get("tags")
     if isinstance(tags, dict):
-        rows.append(
-            ("tags", "readable" if tags.get("readable") else f"unavailable: {tags.get('reason')}")
-        )
+        rows.append(("tags", tags_state(tags)))
     width = max(len(label) for label, _ in rows)
     for label, value in rows:
         out.print(f"{label.ljust(width)}  {value}", markup=False)
