@@ -28,13 +28,15 @@ def query_todos(args: inputs.QueryToDos, ctx: ToolContext) -> Any:
     view: inbox, today (with what Things moves into Today: scheduled for today or earlier,
     deadlines due), upcoming, anytime, someday or logbook (completed and canceled, newest
     first); default every view but the logbook. project / area: a name (any case) or id.
-    tag: a tag name. limit: 1-1000, default 200. Trashed to-dos, and those of trashed
-    projects, never appear.
+    tag: a tag name. limit: 1-1000, default 200, cutting the view in the app's own order.
+    Trashed to-dos, and those of trashed projects, never appear; a Someday project's to-dos
+    are in someday. A repeating to-do shows as its instances, never its hidden template.
 
     Each to-do: id, title, notes, status (open/completed/canceled), view, startDate and
     deadline (dates), tags, project / area / heading ({id, title} or null), checklist
-    ([{title, done}]), creationDate, modificationDate, completionDate. Answers {"todos": [...],
-    "count", "total"}.
+    ([{title, done}]), repeating ({template} on an instance of a repeating to-do, else null),
+    creationDate, modificationDate, completionDate. Answers {"todos": [...], "count",
+    "total"}.
 
     Examples: {"view": "today"} · {"project": "Move house"} · {"tag": "Errand", "view": "anytime"}
     """
