@@ -96,7 +96,11 @@ class NewReminderItem(Input):
     priority: PriorityName | None = Field(None, description="Priority level")
     tags: builtins.list[str] | None = Field(None, description="Tags, e.g. ['@calls', 'next']")
     flagged: bool | None = Field(None, description="Flag the reminder")
-    url: str | None = Field(None, description="A link kept with the reminder")
+    url: str | None = Field(
+        None,
+        description="A link kept with the reminder (on Apple Reminders: EventKit's URL "
+        "field, which the Reminders app does not show)",
+    )
     completedDate: str | None = Field(
         None, description="Create it already completed at this ISO 8601 date-time"
     )
@@ -123,7 +127,11 @@ class ReminderUpdate(Input):
     )
     tags: builtins.list[str] | None = Field(None, description="Replace the tags")
     flagged: bool | None = Field(None, description="Flag or unflag")
-    url: str | None = Field(None, description="New link. Set to null to clear.")
+    url: str | None = Field(
+        None,
+        description="New link (on Apple Reminders: EventKit's URL field, which the Reminders "
+        "app does not show). Set to null to clear.",
+    )
 
 
 class UpdateReminders(Input):

@@ -17,6 +17,8 @@ TARGET_LIST = {
     "properties": {"name": {"type": "string"}, "id": {"type": "string"}},
     "additionalProperties": False,
 }
+# Said wherever a reminder's link is: Apple's Reminders app neither shows nor fills this field.
+HIDDEN_URL = "on Apple Reminders: EventKit's URL field, which the Reminders app does not show"
 TAGS = {"type": "array", "items": {"type": "string"}, "description": "Tags, e.g. ['@calls']"}
 
 QUERY_REMINDERS: dict[str, Any] = {
@@ -91,7 +93,10 @@ CREATE_REMINDERS: dict[str, Any] = {
                     "priority": {**PRIORITY, "description": "Priority level"},
                     "tags": TAGS,
                     "flagged": {"type": "boolean", "description": "Flag the reminder"},
-                    "url": {"type": "string", "description": "A link kept with the reminder"},
+                    "url": {
+                        "type": "string",
+                        "description": f"A link kept with the reminder ({HIDDEN_URL})",
+                    },
                     "completedDate": {
                         "type": "string",
                         "description": "Create it already completed at this ISO 8601 time",
@@ -140,7 +145,7 @@ UPDATE_REMINDERS: dict[str, Any] = {
                     "flagged": {"type": "boolean", "description": "Flag or unflag"},
                     "url": {
                         "type": ["string", "null"],
-                        "description": "New link. Set to null to clear.",
+                        "description": f"New link ({HIDDEN_URL}). Set to null to clear.",
                     },
                 },
                 "additionalProperties": False,
