@@ -39,6 +39,7 @@ from fruitctl.backends.things.rows import (
     view_columns,
     view_of,
 )
+from fruitctl.backends.things.schema import check_schema, unreadable
 from fruitctl.backends.things.urls import Secret
 from fruitctl.domain.errors import (
     BackendUnavailable,
@@ -56,40 +57,6 @@ from fruitctl.domain.things import (
 )
 
 BUSY_MS = 500
-# Things 3.15.16 moved its database into ThingsData-* with the layout read here (things.py
-# asserts the same: "databaseVersion > 21"); an older one lacks columns this reader needs.
-OLDEST_VERSION = 22
-PACKED_LIMIT = 10_000 << 16
-
-NEEDED: dict[str, tuple[str, ...]] = {
-    "TMTask": (
-        "uuid",
-        "type",
-        "status",
-        "trashed",
-        "title",
-        "notes",
-        "start",
-        "startDate",
-        "deadline",
-        "stopDate",
-        "creationDate",
-        "userModificationDate",
-        "area",
-        "project",
-        "heading",
-        "index",
-        "todayIndex",
-        "rt1_recurrenceRule",
-        "rt1_repeatingTemplate",
-    ),
-    "TMArea": ("uuid", "title", "index"),
-    "TMTag": ("uuid", "title", "parent", "index"),
-    "TMTaskTag": ("tasks", "tags"),
-    "TMAreaTag": ("areas", "tags"),
-    "TMChecklistItem": ("uuid", "task", "title", "status", "index"),
-}
-
 # A repeating to-do's rule lives on a hidden *template* row (``rt1_recurrenceRule`` set, in
 # Someday with a deadline in the year 4001) that the app never shows; it makes the instances.
 RULE = "rt1_recurrenceRule"
@@ -279,14 +246,14 @@ class ThingsDatabase:
         try:
             db = sqlite3.connect(uri, uri=True, timeout=BUSY_MS / 1000, check_same_thread=False)
         except sqlite3.Error as exc:
-            raise _unreadable(path, str(exc)) from exc
+            raise unreadable(path, str(exc)) from exc
         with closing(db):
             try:
                 db.execute("PRAGMA query_only = ON")
-                _check_schema(db, path)
+                check_schema(db, path)
                 yield db
             except sqlite3.Error as exc:
-                raise _unreadable(path, str(exc)) from exc
+                raise unreadable(path, str(exc)) from exc
 
     def _file(self) -> Path:
         """The database file: ``path``, or the one in it when ``path`` is Things' Group
@@ -295,58 +262,16 @@ class ThingsDatabase:
         try:
             path = locate(self.path) if self.path.is_dir() else self.path
             if path is None:
-                raise _unreadable(self.path, "Things keeps no database in it")
+                raise unreadable(self.path, "Things keeps no database in it")
             if path.is_symlink():
-                raise _unreadable(path, "it is a symbolic link; fruitctl opens only the real file")
+                raise unreadable(path, "it is a symbolic link; fruitctl opens only the real file")
             if not path.is_file():
-                raise _unreadable(path, "there is no such file")
+                raise unreadable(path, "there is no such file")
             with open(path, "rb"):  # under macOS's privacy protection stat works, open fails
                 pass
         except OSError as exc:
             raise unreachable(self.path, exc) from exc
         return path
-
-
-def _check_schema(db: sqlite3.Connection, path: Path) -> None:
-    _check_version(db, path)
-    for table, columns in NEEDED.items():
-        have = {row[1] for row in db.execute(f"PRAGMA table_info({table})")}
-        missing = [c for c in columns if c not in have]
-        if missing:
-            what = f"table {table}" if not have else f"{table}.{', '.join(missing)}"
-            raise _unreadable(path, f"it is not a Things 3 database fruitctl knows (no {what})")
-    # Before Things 3.15 these held Unix times: far beyond any packed date (year 9999).
-    old = db.execute(
-        "SELECT 1 FROM TMTask WHERE typeof(startDate) = 'real' OR typeof(deadline) = 'real' "
-        "OR startDate >= ? OR deadline >= ? LIMIT 1",
-        (PACKED_LIMIT, PACKED_LIMIT),
-    ).fetchone()
-    if old:
-        raise _unreadable(path, "it was written by a Things older than 3.15; update Things")
-
-
-def _check_version(db: sqlite3.Connection, path: Path) -> None:
-    """Things before 3.15.16 kept another layout (``dueDate``, ``actionGroup``): said by its
-    own version number, before any column is looked for."""
-    if not db.execute(
-        "SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'Meta'"
-    ).fetchone():
-        return
-    row = db.execute("SELECT value FROM Meta WHERE key = 'databaseVersion'").fetchone()
-    version = _number(row[0]) if row else None
-    if version is not None and version < OLDEST_VERSION:
-        raise _unreadable(
-            path,
-            f"it was written by a Things older than 3.15.16 (database version {version}); "
-            "update Things, open it once, and retry",
-        )
-
-
-def _number(value: Any) -> int | None:
-    try:
-        return int(str(value).strip())
-    except ValueError:
-        return None
 
 
 def _template(todo_id: str) -> InvalidParams:
@@ -358,7 +283,3 @@ def _template(todo_id: str) -> InvalidParams:
         f"'{todo_id}'), or change the repeat in Things itself.",
         id=todo_id,
     )
-
-
-def _unreadable(path: Path, why: str) -> BackendUnavailable:
-    return BackendUnavailable(f"Cannot read the Things database {path}: {why}.", database=str(path))
