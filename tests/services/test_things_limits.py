@@ -80,9 +80,22 @@ def test_at_the_limits_a_todo_is_written_whole(app: bootstrap.App, log: Path) ->
     args = {
         "title": "t" * STRING_MAX,
         "notes": "n" * NOTES_MAX,
-        "checklist": [f"{i:03}" + "c" * (STRING_MAX - 3) for i in range(CHECKLIST_MAX)],
-        "tags": [],
+        "checklist": [f"item {i:03}" for i in range(CHECKLIST_MAX - 1)] + ["c" * STRING_MAX],
     }
     outcome = app.gateway.invoke("create_todo", args, PERSON)
-    assert outcome.error_code != "invalid_params", outcome.error
-    assert log.exists()
+    assert outcome.success and outcome.output["status"] == "confirmed", outcome.error
+    todo = outcome.output["todo"]
+    assert (todo["title"], todo["notes"]) == (args["title"], args["notes"])
+    assert [item["title"] for item in todo["checklist"]] == args["checklist"]
+
+
+def test_a_todo_too_long_for_one_url_is_refused_naming_what_to_shorten(
+    app: bootstrap.App, log: Path
+) -> None:
+    # Each value within Things' limits, together past what one URL may carry (batches.URL_MAX).
+    args = {"title": "Huge", "checklist": ["c" * STRING_MAX] * CHECKLIST_MAX}
+    outcome = app.gateway.invoke("create_todo", args, PERSON)
+    assert not outcome.success and outcome.error_code == "invalid_params"
+    assert "too long to hand to Things in one URL" in (outcome.error or "")
+    assert "shorten its notes or checklist" in (outcome.error or "")
+    assert not log.exists()

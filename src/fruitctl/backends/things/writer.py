@@ -23,6 +23,7 @@ import time
 from collections.abc import Callable, Sequence
 from datetime import date, timedelta
 
+from fruitctl.backends.things.batches import URL_MAX, Pace, split, too_long
 from fruitctl.backends.things.reader import ThingsDatabase
 from fruitctl.backends.things.urls import Command, Secret, Value, things_url
 from fruitctl.backends.things.watch import created_since, holds, modified_at, moved
@@ -67,6 +68,7 @@ class ThingsWriter:
         self._today = today
         self._clock = clock
         self._sleep = sleep
+        self._pace = Pace(clock, sleep)
 
     def create(self, new: NewToDo) -> Sent:
         self._require()
@@ -81,7 +83,7 @@ class ThingsWriter:
             "heading": new.heading,
         }
         since, before = self._created_before()
-        self._launch("add", params)
+        self._launch("add", params, adds=1)
 
         def landed() -> ToDo | None:
             for todo in created_since(self._db, since, self._today()):
@@ -92,12 +94,17 @@ class ThingsWriter:
         return self._confirmed(landed, params)
 
     def create_many(self, items: Sequence[NewToDo]) -> list[Sent]:
-        """Several to-dos in one launch (Things' ``json`` command), each confirmed on its own."""
+        """Several to-dos in as few launches as fit (Things' ``json`` command, ``batches.py``),
+        each confirmed on its own."""
         self._require()
         data = [{"type": "to-do", "attributes": _attributes(new)} for new in items]
+        texts = [json.dumps(item, ensure_ascii=False) for item in data]
+        groups = split(texts)  # before anything is sent: one to-do too long refuses them all
         since, before = self._created_before()
-        params: dict[str, Value | Secret] = {"data": json.dumps(data, ensure_ascii=False)}
-        self._launch("json", params)
+        params: dict[str, Value | Secret] = {}
+        for group in groups:
+            params = {"data": "[" + ", ".join(texts[i] for i in group) + "]"}
+            self._launch("json", params, adds=len(group))
         found: dict[int, ToDo] = {}
 
         def all_landed() -> bool:
@@ -142,7 +149,7 @@ class ThingsWriter:
             "to-dos": new.todos or None,
         }
         before = {p.id for p in self._db.projects()}
-        self._launch("add-project", params)
+        self._launch("add-project", params, adds=1 + len(new.todos))
         seen: list[Project] = []
 
         def landed() -> bool:
@@ -210,8 +217,13 @@ class ThingsWriter:
         if not self._command:
             raise Unsupported(NOT_ON_THIS_SYSTEM, backend="things")
 
-    def _launch(self, command: Command, params: dict[str, Value | Secret]) -> None:
+    def _launch(self, command: Command, params: dict[str, Value | Secret], adds: int = 0) -> None:
+        """Hand one URL to ``open_command``: refused if too long for any, and ``adds`` (the
+        to-dos it adds) paced to Things' limit (``batches.py``)."""
         url = things_url(command, params)
+        if len(url) > URL_MAX:
+            raise too_long(len(url), "The write", _longest(params))
+        self._pace.take(adds)
         program = self._command[0]
         try:
             done = subprocess.run(
@@ -257,6 +269,16 @@ class ThingsWriter:
             if waited >= self._confirm:
                 return waited
             self._sleep(POLL_SECONDS)
+
+
+FIELDS = {"checklist-items": "checklist", "to-dos": "todos"}  # URL parameter -> the tools' field
+
+
+def _longest(params: dict[str, Value | Secret]) -> str:
+    """The field that makes a URL long, to name in its refusal."""
+    sizes = {name: len(str(value)) for name, value in params.items() if value is not None}
+    name = max(sizes, key=lambda name: sizes[name])
+    return FIELDS.get(name, name)
 
 
 def _project_matches(project: Project, changes: ProjectChanges) -> bool:
