@@ -57,8 +57,11 @@ def test_an_instance_says_which_template_made_it(
     add_repeating(fixture)
     assert "todo-repeat" in ids(things, "today")
     instance = things.todo("todo-repeat", TODAY)
-    assert instance.repeating == Repeating(template="todo-repeat-template")
-    assert instance.to_wire()["repeating"] == {"template": "todo-repeat-template"}
+    assert instance.repeating == Repeating(template="todo-repeat-template", rule="every week")
+    assert instance.to_wire()["repeating"] == {
+        "template": "todo-repeat-template",
+        "rule": "every week",
+    }
     assert things.todo("todo-today", TODAY).to_wire()["repeating"] is None
 
 

@@ -9,6 +9,7 @@ from collections.abc import Sequence
 from datetime import date, datetime
 from typing import Any
 
+from fruitctl.backends.things.repeats import rule_in_words
 from fruitctl.domain.dates import format_datetime
 from fruitctl.domain.things import (
     ChecklistItem,
@@ -38,6 +39,9 @@ class Rows:
         self.checklists = checklists(db, ids)
         self.tasks = titles(db, "TMTask", "type IN (1, 2)")
         self.areas = titles(db, "TMArea")
+        templates = sorted({r[TEMPLATE] for r in rows if r[TEMPLATE]})
+        rules = owned(db, "SELECT uuid, rt1_recurrenceRule FROM TMTask {where}", "uuid", templates)
+        self.rules = {uuid: rule_in_words(rule) for uuid, rule in rules}
 
     def todos(self, today: date) -> list[ToDo]:
         return [self._todo(row, today) for row in self.rows]
@@ -58,7 +62,9 @@ class Rows:
             area=ref(area or project_area, self.areas),
             heading=ref(heading, self.tasks),
             checklist=tuple(self.checklists.get(uuid, ())),
-            repeating=Repeating(template=template) if template else None,
+            repeating=Repeating(template=template, rule=self.rules.get(template))
+            if template
+            else None,
             creationDate=moment(created),
             modificationDate=moment(modified),
             completionDate=moment(stop) if status in (CANCELED, COMPLETED) else None,
@@ -66,7 +72,7 @@ class Rows:
 
 
 # Where a task row (``_TASK_COLUMNS`` in ``reader.py``) keeps what ordering and views read.
-STOP, TODAY_INDEX, PROJECT_START, PROJECT_DATE = 7, 14, 18, 19
+STOP, TODAY_INDEX, TEMPLATE, PROJECT_START, PROJECT_DATE = 7, 14, 17, 18, 19
 
 
 def view_columns(
