@@ -53,8 +53,8 @@ class Repeating(BaseModel):
     template: str
     """The id of the template; changing or completing it is refused (it is not a to-do)."""
     rule: str | None = None
-    """How it repeats, in words (``every 2 weeks``, ``3 days after completion``); ``None``
-    when Things' rule is not one fruitctl knows how to say."""
+    """How it repeats, in words (``every 2 weeks``); ``None`` when Things' rule is not one
+    fruitctl knows how to say."""
 
 
 class ToDo(BaseModel):

@@ -171,3 +171,19 @@ def test_a_commit_in_the_write_ahead_log_counts_as_written(
     wal = fixture.path.with_name("main.sqlite-wal")
     wal.write_bytes(wal.read_bytes() if wal.exists() else b"")  # the app just committed here
     assert default_database(container) == fixture.path
+
+
+def test_the_version_is_read_as_things_writes_it(fixture: ThingsFixture) -> None:
+    # Things keeps Meta values as XML property lists (as in things.py's test databases).
+    plist = (
+        '<?xml version="1.0" encoding="UTF-8"?>\n<!DOCTYPE plist PUBLIC "-//Apple//DTD PLIST '
+        '1.0//EN" "http://www.apple.com/DTDs/PropertyList-1.0.dtd">\n<plist version="1.0">\n'
+        "<integer>{}</integer>\n</plist>\n"
+    )
+    with fixture.connect() as db:
+        db.execute("UPDATE Meta SET value = ? WHERE key = 'databaseVersion'", (plist.format(18),))
+    status = ThingsDatabase(fixture.path).status()
+    assert "(database version 18)" in status["reason"]
+    with fixture.connect() as db:
+        db.execute("UPDATE Meta SET value = ? WHERE key = 'databaseVersion'", (plist.format(24),))
+    assert ThingsDatabase(fixture.path).status()["readable"] is True

@@ -1,6 +1,6 @@
 """A repeating to-do's rule in words, from the property list Things keeps on the template: the
-unit (NSCalendarUnit), how many, fixed or after completion; anything not understood gives no
-words rather than wrong ones."""
+unit (NSCalendarUnit) and how many, on a fixed schedule; anything not understood gives no words
+rather than wrong ones."""
 
 from __future__ import annotations
 
@@ -22,9 +22,7 @@ def rule(fmt: plistlib.PlistFormat = plistlib.FMT_BINARY, **keys: Any) -> bytes:
         ({"fu": 16, "fa": 1, "tp": 0}, "every day"),
         ({"fu": 256, "fa": 2, "tp": 0, "of": [{"wd": 4}]}, "every 2 weeks"),
         ({"fu": 8, "fa": 1, "tp": 0, "of": [{"dy": 15}]}, "every month"),
-        ({"fu": 4, "fa": 3}, "every 3 years"),
-        ({"fu": 16, "fa": 3, "tp": 1}, "3 days after completion"),
-        ({"fu": 256, "fa": 1, "tp": 1}, "1 week after completion"),
+        ({"fu": 4, "fa": 3, "tp": 0}, "every 3 years"),
     ],
 )
 def test_a_rule_in_words(keys: dict[str, Any], words: str) -> None:
@@ -35,11 +33,15 @@ def test_a_rule_in_words(keys: dict[str, Any], words: str) -> None:
 @pytest.mark.parametrize(
     "blob",
     [
-        rule(fu=512, fa=1),  # a unit fruitctl does not know
-        rule(fu=16, fa=0),
-        rule(fu=16, fa=True),
+        rule(fu=512, fa=1, tp=0),  # a unit fruitctl does not know
+        rule(fu=16, fa=0, tp=0),
+        rule(fu=16, fa=1),  # no schedule kind: not said
+        rule(fu=16, tp=0),
+        rule(fu=16, fa=True, tp=0),
         rule(fu=16, fa=1, tp=2),
-        rule(fu=[16], fa=1),
+        rule(fu=256, fa=1, tp=1, of=[{"wd": 0}]),  # things.py's test database: not said
+        rule(fu=16, fa=1, tp=False),
+        rule(fu=[16], fa=1, tp=0),
         plistlib.dumps([1, 2]),
         b"not a property list",
         None,

@@ -2,10 +2,10 @@
 
 Things keeps the rule as a property list. Its keys are not documented by Cultured Code; what is
 read here is what rules made in the app were seen to hold: ``fu``, the unit, as Foundation's
-``NSCalendarUnit`` (4 year, 8 month, 16 day, 256 week); ``fa``, how many of them; ``tp``, 0 on
-a fixed schedule, 1 counted from the last completion. The offsets (which weekday, which day of
-the month) are left out: "every week", never a wrong day. Anything else gives no words
-(``None``), never a guess.
+``NSCalendarUnit`` (4 year, 8 month, 16 day, 256 week); ``fa``, how many of them; ``tp`` 0, a
+fixed schedule. Other ``tp`` values (counted from the last completion, it seems, but never seen
+made) and the offsets (which weekday, which day of the month) are not said: "every week", never
+a wrong day. Anything else gives no words (``None``), never a guess.
 """
 
 from __future__ import annotations
@@ -19,20 +19,18 @@ UNITS: dict[int, tuple[str, str]] = {
     16: ("day", "days"),
     256: ("week", "weeks"),
 }
-FIXED, AFTER_COMPLETION = 0, 1
+FIXED = 0
 
 
 def rule_in_words(blob: Any) -> str | None:
-    """``every 2 weeks``, ``3 days after completion``; ``None`` for a rule not understood."""
+    """``every day``, ``every 2 weeks``; ``None`` for a rule not understood."""
     rule = _plist(blob)
     if rule is None:
         return None
-    unit, amount, kind = rule.get("fu"), rule.get("fa", 1), rule.get("tp", FIXED)
-    if not (_count(unit) in UNITS and _count(amount) >= 1 and kind in (FIXED, AFTER_COMPLETION)):
+    unit, amount, kind = rule.get("fu"), rule.get("fa"), rule.get("tp")
+    if not (_count(unit) in UNITS and _count(amount) >= 1 and _count(kind) == FIXED):
         return None
     one, many = UNITS[_count(unit)]
-    if kind == AFTER_COMPLETION:
-        return f"{amount} {one if amount == 1 else many} after completion"
     return f"every {one}" if amount == 1 else f"every {amount} {many}"
 
 

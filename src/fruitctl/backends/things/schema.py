@@ -4,6 +4,7 @@ with ``PRAGMA table_info``, so a database it does not know is refused by name, n
 
 from __future__ import annotations
 
+import plistlib
 import sqlite3
 from pathlib import Path
 from typing import Any
@@ -81,10 +82,16 @@ def _check_version(db: sqlite3.Connection, path: Path) -> None:
 
 
 def _number(value: Any) -> int | None:
+    """The version as Things writes it (an XML property list holding an integer), or a bare
+    integer; ``None`` for anything else."""
+    text = str(value).strip()
+    if text.isdigit():
+        return int(text)
     try:
-        return int(str(value).strip())
-    except ValueError:
+        found = plistlib.loads(text.encode())
+    except (plistlib.InvalidFileException, ValueError, TypeError, OverflowError):
         return None
+    return found if type(found) is int else None
 
 
 def unreadable(path: Path, why: str) -> BackendUnavailable:
