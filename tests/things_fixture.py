@@ -141,7 +141,8 @@ def build(folder: Path) -> ThingsFixture:
 
 
 # The rule of a repeating to-do as Things keeps it (a property list): every week (fu 256 = a
-# week, fa 1 of them, tp 0 = on a fixed schedule), on Mondays (of: weekday 2).
+# week, fa 1 of them, tp 0 = on a fixed schedule), with a weekday offset (of) fruitctl does not
+# say.
 RULE = b'<?xml version="1.0" encoding="UTF-8"?><plist version="1.0"><dict><key>fa</key>'
 RULE += b"<integer>1</integer><key>fu</key><integer>256</integer><key>tp</key><integer>0"
 RULE += b"</integer><key>of</key><array><dict><key>wd</key><integer>2</integer></dict></array>"
