@@ -104,7 +104,9 @@ def _task_columns(db: sqlite3.Connection) -> str:
 
 
 class ThingsDatabase:
-    """The Things database at ``path`` (``main.sqlite`` in ``Things Database.thingsdatabase``)."""
+    """The Things database at ``path`` (``main.sqlite`` in ``Things Database.thingsdatabase``),
+    or the one found at each read in Things' Group Container when ``path`` is that folder (what
+    ``default_database`` gives when macOS keeps fruitctl out of it)."""
 
     def __init__(self, path: Path) -> None:
         self.path = path
