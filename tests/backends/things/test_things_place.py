@@ -20,7 +20,8 @@ import pytest
 from things_fixture import TODAY, ThingsFixture, build
 
 from fruitctl import bootstrap
-from fruitctl.backends.things import ThingsDatabase, default_database
+from fruitctl.backends.eventkit import hosts
+from fruitctl.backends.things import ThingsDatabase, default_database, place
 from fruitctl.domain.errors import BackendUnavailable, PermissionDenied
 from fruitctl.policy.decision import Actor
 
@@ -65,6 +66,22 @@ def test_a_container_macos_will_not_list_is_a_permission_to_give(
     assert_names_full_disk_access(refused.value)
     status = ThingsDatabase(found).status()
     assert status["readable"] is False and "Full Disk Access" in status["reason"]
+
+
+def test_the_refusal_names_the_app_to_give_full_disk_access(
+    fixture: ThingsFixture, container: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # The app macOS holds responsible for this process, found by the same walk the Reminders
+    # advice uses (a bare Python when no app started it, as on this test machine).
+    deny(monkeypatch, os, "listdir", container)
+    with pytest.raises(PermissionDenied) as refused:
+        ThingsDatabase(container).todos(TODAY)
+    assert f"Allow {hosts.detect().name}" in refused.value.message
+    claude = hosts.Responsible("Claude", "/Applications/Claude.app", "app")
+    monkeypatch.setattr(place, "detect", lambda: claude)
+    with pytest.raises(PermissionDenied) as refused:
+        ThingsDatabase(container).todos(TODAY)
+    assert "Allow Claude (/Applications/Claude.app) in System Settings" in refused.value.message
 
 
 def test_when_even_stat_is_denied_the_answer_is_the_same(

@@ -17,14 +17,12 @@ import errno
 import os
 from pathlib import Path
 
+from fruitctl.backends.eventkit.hosts import detect
 from fruitctl.domain.errors import BackendUnavailable, FruitctlError, PermissionDenied
 
 DATABASE = Path("Things Database.thingsdatabase") / "main.sqlite"
 DATA_FOLDERS = "ThingsData-"
-FULL_DISK_ACCESS = (
-    "System Settings > Privacy & Security > Full Disk Access, for the app that runs fruitctl "
-    "(the terminal, the MCP host, or fruitctl.app for the background service)"
-)
+FULL_DISK_ACCESS = "System Settings > Privacy & Security > Full Disk Access"
 DENIED = (errno.EPERM, errno.EACCES)
 
 
@@ -78,8 +76,19 @@ def unreachable(path: Path, exc: OSError) -> FruitctlError:
 
 def denied(path: Path) -> PermissionDenied:
     return PermissionDenied(
-        f"fruitctl may not read Things' data at {path}: macOS protects it. Allow it in "
-        f"{FULL_DISK_ACCESS}, then retry.",
+        f"fruitctl may not read Things' data at {path}: macOS protects it. Allow "
+        f"{_responsible()} in {FULL_DISK_ACCESS} (add it with + if it is not listed), then "
+        "retry.",
         service="things",
         path=str(path),
     )
+
+
+def _responsible() -> str:
+    """The app macOS holds responsible for this process: the one to give Full Disk Access (any
+    app or a bare Python can be added there, unlike the Reminders pane)."""
+    try:
+        found = detect()
+    except Exception:  # naming it is a courtesy: the refusal is said all the same
+        return "the app that runs fruitctl"
+    return found.name if found.kind == "service" else f"{found.name} ({found.path})"
