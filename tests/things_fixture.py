@@ -6,6 +6,7 @@ to-dos and areas, and a logbook."""
 from __future__ import annotations
 
 import sqlite3
+from contextlib import closing
 from dataclasses import dataclass
 from datetime import UTC, date, datetime, timedelta
 from pathlib import Path
@@ -64,7 +65,10 @@ class ThingsFixture:
         row.update(columns)
         names = ", ".join(f'"{k}"' for k in row)
         marks = ", ".join("?" for _ in row)
-        with self.connect() as db:
+        # Closed, not only committed: a connection left open in the test's process loses its
+        # locks when the reader closes its own (POSIX), and another process's writes to the WAL
+        # then corrupt the file (seen with the recorder adding long to-dos).
+        with closing(self.connect()) as db, db:
             db.execute(f"INSERT INTO TMTask ({names}) VALUES ({marks})", list(row.values()))
 
 
@@ -73,7 +77,7 @@ def build(folder: Path) -> ThingsFixture:
     home = folder / "ThingsData-TEST" / "Things Database.thingsdatabase"
     home.mkdir(parents=True)
     path = home / "main.sqlite"
-    with sqlite3.connect(path) as db:
+    with closing(sqlite3.connect(path)) as db, db:  # closed: see ``ThingsFixture.task``
         db.execute("PRAGMA journal_mode = WAL")
         db.executescript(SCHEMA)
         db.execute("INSERT INTO Meta VALUES ('databaseVersion', '24')")
@@ -120,7 +124,7 @@ def build(folder: Path) -> ThingsFixture:
     t("todo-trashed", "Old idea", trashed=1)
     t("todo-in-old", "Old project task", project="proj-old")
     t("todo-under-old", "Old heading task", heading="head-old")
-    with fixture.connect() as db:
+    with closing(fixture.connect()) as db, db:
         db.executemany(
             "INSERT INTO TMTaskTag VALUES (?, ?)",
             [

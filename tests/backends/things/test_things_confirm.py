@@ -130,3 +130,16 @@ def test_created_since_reads_only_the_rows_made_since(fixture: ThingsFixture) ->
     fixture.task("todo-new-trashed", "Gone", creationDate=time.time(), trashed=1)
     found = created_since(database, time.time() - 60, date.today())
     assert [t.id for t in found] == ["todo-new"]
+
+
+def test_a_database_unreadable_after_the_launch_leaves_the_write_sent_not_an_error(
+    fixture: ThingsFixture, tmp_path: Path
+) -> None:
+    # A Things that takes the URL and then moves its database away mid-confirmation: the write
+    # was handed over, so the answer is "sent, not confirmed", never an error inviting a resend.
+    gone = fixture.path.with_name("moved.sqlite")
+    script = f"import sys, os; sys.stdin.read(); os.rename({str(fixture.path)!r}, {str(gone)!r})"
+    things = ThingsWriter(ThingsDatabase(fixture.path), [sys.executable, "-c", script], 0.5)
+    done = things.update("todo-inbox", {"title": "Sort the post today"})
+    assert (done.confirmed, done.todo) == (False, None)
+    assert gone.exists()

@@ -1,6 +1,6 @@
 """What the writer watches for after a launch, read so that a poll costs a few rows, not the
-whole library: the to-dos created since the launch (by ``creationDate``, an index-free but narrow
-scan of one table, then each found row read in full) and one row's ``userModificationDate``.
+whole library: the to-dos created since the launch (by ``creationDate``: only those rows are read
+in full, with what they refer to) and one row's ``userModificationDate``.
 
 Both use the reader's own connection (read-only, schema checked, closed after each read), and
 both answer what Things holds now: the writer decides what counts as its write landing.
@@ -10,32 +10,21 @@ from __future__ import annotations
 
 from datetime import date
 
-from fruitctl.backends.things.reader import ThingsDatabase
-from fruitctl.backends.things.rows import TYPE_TODO
-from fruitctl.domain.errors import InvalidParams, NotFound
+from fruitctl.backends.things.reader import _VISIBLE, ThingsDatabase, _task_columns
+from fruitctl.backends.things.rows import TYPE_TODO, Rows
 from fruitctl.domain.things import ToDo
 from fruitctl.ports import NewToDo
 
 
 def created_since(database: ThingsDatabase, seconds: float, today: date) -> list[ToDo]:
-    """The to-dos outside the Trash whose ``creationDate`` is ``seconds`` or later."""
+    """The to-dos outside the Trash whose ``creationDate`` is ``seconds`` or later, read as the
+    reader reads any (its columns, what it keeps out of sight) on one connection."""
     with database._connection() as db:  # the reader's checks and its read-only open
-        ids = [
-            uuid
-            for (uuid,) in db.execute(
-                "SELECT uuid FROM TMTask WHERE type = ? AND trashed = 0 AND creationDate >= ?",
-                (TYPE_TODO, seconds),
-            )
-        ]
-    found = []
-    for uuid in ids:
-        try:
-            todo = database.todo(uuid, today)
-        except (NotFound, InvalidParams):
-            continue  # gone between the two reads, or a repeating to-do's hidden template
-        if todo.view is not None:
-            found.append(todo)
-    return found
+        rows = db.execute(
+            f"SELECT {_task_columns(db)} {_VISIBLE} AND t.type = ? AND t.creationDate >= ?",
+            (TYPE_TODO, seconds),
+        ).fetchall()
+        return Rows(db, rows).todos(today)
 
 
 def modified_at(database: ThingsDatabase, item_id: str) -> float | None:

@@ -260,15 +260,24 @@ class ThingsWriter:
         return Sent(seen[0], True, waited, names) if seen else Sent(None, False, waited, names)
 
     def _wait(self, done: Callable[[], bool]) -> float:
-        """Poll ``done`` until it holds or ``confirm_seconds`` pass; the seconds waited."""
+        """Poll ``done`` until it holds or ``confirm_seconds`` pass; the seconds waited. A read
+        that fails while Things writes is one more poll: the write was sent, and an error now
+        would invite sending it again."""
         started = self._clock()
         while True:
-            if done():
+            if _quietly(done):
                 return round(self._clock() - started, 3)
             waited = round(self._clock() - started, 3)
             if waited >= self._confirm:
                 return waited
             self._sleep(POLL_SECONDS)
+
+
+def _quietly(done: Callable[[], bool]) -> bool:
+    try:
+        return done()
+    except BackendUnavailable:  # a file Things is replacing, a lock it holds past the wait
+        return False
 
 
 FIELDS = {"checklist-items": "checklist", "to-dos": "todos"}  # URL parameter -> the tools' field
