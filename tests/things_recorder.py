@@ -4,7 +4,8 @@ DB LOG MODE``), it reads the URL from its standard input as fruitctl's launcher 
 ``apply``, does what Things would: ``add`` inserts the to-do, ``update`` (with the right auth
 token) changes it. Mode ``cut`` applies like Things does past its limits (notes cut at 10,000
 characters, checklists at 100 items); ``ignore`` records only (a Things that never acts), ``fail``
-exits 1."""
+exits 1. A mode ``@FILE`` is read from FILE at each launch (a Things whose behaviour a test
+changes between writes)."""
 
 from __future__ import annotations
 
@@ -18,6 +19,9 @@ from urllib.parse import parse_qsl, urlsplit
 
 def main(database: str, log: str, mode: str) -> int:
     url = sys.stdin.read().removesuffix("\n")
+    if mode.startswith("@"):
+        with open(mode[1:], encoding="utf-8") as chosen:
+            mode = chosen.read().strip()
     with open(log + ".argv", "a", encoding="utf-8") as out:
         out.write(json.dumps(_command_line()) + "\n")
     with open(log, "a", encoding="utf-8") as out:

@@ -42,6 +42,13 @@ NOT_SET_UP = (
     "found by itself; elsewhere, or to use another copy, set [things] database in config.toml."
 )
 
+# Cultured Code: "The first time you execute a command via the URL scheme, Things will ask you
+# if you want to enable this feature." Until it is answered, nothing sent lands.
+ENABLE_URLS = (
+    " If this is the first write sent to Things, Things may be showing a question whether to "
+    "enable its URLs: answer Enable there (or turn on Settings > General > Enable Things URLs)."
+)
+
 
 class Named(Protocol):
     @property
@@ -66,6 +73,7 @@ class ThingsService:
         self._writes_via = writes_via
         self._confirm_seconds = confirm_seconds
         self._today = today
+        self._taken = False  # whether Things has taken one of this service's writes yet
 
     def query_todos(self, args: QueryToDos) -> dict[str, Any]:
         backend = self._require()
@@ -110,7 +118,7 @@ class ThingsService:
     def create_todo(self, args: CreateToDo) -> dict[str, Any]:
         backend, writer = self._require(), self._writer_or_refusal()
         new = self._new(backend, args)
-        return _outcome(writer.create(new), f"'{new.title}'", self._confirm_seconds)
+        return self._first(_outcome(writer.create(new), f"'{new.title}'", self._confirm_seconds))
 
     def precheck_create_many(self, args: dict[str, Any]) -> list[dict[str, Any]]:
         """The items of a batch that cannot work, as ``{"index", "error"}``."""
@@ -141,7 +149,7 @@ class ThingsService:
             )
         if failed:
             result["failed"] = failed
-        return result
+        return self._first(result)
 
     def project_view(self, project_id: str) -> dict[str, Any]:
         """One project as wire data (for proposals' snapshots)."""
@@ -154,7 +162,7 @@ class ThingsService:
     def create_project(self, args: CreateProject) -> dict[str, Any]:
         backend, writer = self._require(), self._writer_or_refusal()
         sent = writer.create_project(self._new_project(backend, args))
-        return _project_outcome(sent, f"project '{args.title}'", self._confirm_seconds)
+        return self._first(_project_outcome(sent, f"project '{args.title}'", self._confirm_seconds))
 
     def update_project(self, args: UpdateProject) -> dict[str, Any]:
         backend, writer = self._require(), self._writer_or_refusal()
@@ -177,7 +185,8 @@ class ThingsService:
                 "Nothing to change: give title, notes, when, deadline, tags or status."
             )
         sent = writer.update_project(current.id, changes)
-        return _project_outcome(sent, f"project '{current.title}'", self._confirm_seconds)
+        what = f"project '{current.title}'"
+        return self._first(_project_outcome(sent, what, self._confirm_seconds))
 
     def _new_project(self, backend: ThingsBackend, args: CreateProject) -> NewProject:
         return NewProject(
@@ -235,9 +244,8 @@ class ThingsService:
             raise InvalidParams(
                 "Nothing to change: give title, notes, when, deadline, tags, project or area."
             )
-        return _outcome(
-            writer.update(current.id, changes), f"'{current.title}'", self._confirm_seconds
-        )
+        sent = writer.update(current.id, changes)
+        return self._first(_outcome(sent, f"'{current.title}'", self._confirm_seconds))
 
     def complete_todo(self, args: CompleteToDo) -> dict[str, Any]:
         backend, writer = self._require(), self._writer_or_refusal()
@@ -246,7 +254,7 @@ class ThingsService:
             raise InvalidParams("Give 'canceled' or 'reopen', not both.")
         status = "open" if args.reopen else ("canceled" if args.canceled else "completed")
         sent = writer.update(current.id, {"status": status})
-        return _outcome(sent, f"'{current.title}'", self._confirm_seconds)
+        return self._first(_outcome(sent, f"'{current.title}'", self._confirm_seconds))
 
     def _home(self, backend: ThingsBackend, project: str | None, area: str | None) -> str | None:
         if project is not None and area is not None:
@@ -256,6 +264,15 @@ class ThingsService:
         if area is not None:
             return _named(backend.areas(), area, "area", "areas").id
         return None
+
+    def _first(self, result: dict[str, Any]) -> dict[str, Any]:
+        """Until Things has taken one of these writes, an answer of one not seen says why the
+        first may not be: Things asks once before it acts on any URL (``ENABLE_URLS``)."""
+        if result.get("status") == "confirmed" or result.get("todos"):
+            self._taken = True
+        elif not self._taken and "message" in result:
+            result["message"] += ENABLE_URLS
+        return result
 
     def _writer_or_refusal(self) -> ThingsWrites:
         if self._writer is None:
