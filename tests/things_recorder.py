@@ -87,7 +87,7 @@ def _add(db: sqlite3.Connection, params: dict[str, str], kind: int = 0, cut: boo
         (
             task,
             kind,
-            params["title"],
+            params["title"].strip(),  # Things trims a title of surrounding blanks
             notes,
             0 if not home and "when" not in params else 1,
             now,
@@ -106,7 +106,8 @@ def _update(db: sqlite3.Connection, params: dict[str, str]) -> None:
     (token,) = db.execute("SELECT uriSchemeAuthenticationToken FROM TMSettings").fetchone()
     if params.get("auth-token") != token:
         return  # Things ignores an update without the right token
-    fields = {"title": params.get("title"), "notes": params.get("notes")}
+    title = params.get("title")
+    fields = {"title": None if title is None else title.strip(), "notes": params.get("notes")}
     home = params.get("list-id", "")
     if home:
         db.execute(

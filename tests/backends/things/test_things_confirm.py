@@ -143,3 +143,14 @@ def test_a_database_unreadable_after_the_launch_leaves_the_write_sent_not_an_err
     done = things.update("todo-inbox", {"title": "Sort the post today"})
     assert (done.confirmed, done.todo) == (False, None)
     assert gone.exists()
+
+
+def test_a_title_things_trims_is_still_the_write_asked_for(
+    fixture: ThingsFixture, tmp_path: Path
+) -> None:
+    things = writer(fixture, tmp_path, "apply")
+    made = things.create(NewToDo(title="  Stamps  "))
+    assert made.confirmed and made.todo is not None and made.todo.title == "Stamps"
+    changed = things.update(made.todo.id, {"title": "Envelopes "})
+    assert changed.confirmed and changed.todo is not None and changed.todo.title == "Envelopes"
+    assert things.update_project("proj-move", {"title": " Move flat"}).confirmed

@@ -41,13 +41,16 @@ def moved(before: float | None, now: float | None) -> bool:
     return now is not None and (before is None or now > before)
 
 
+def same(held: str | None, asked: str | None) -> bool:
+    """Whether Things holds the text asked for: it trims surrounding blanks of what it keeps."""
+    return (held or "").strip() == (asked or "").strip()
+
+
 def holds(todo: ToDo, new: NewToDo) -> bool:
     """Whether ``todo`` is ``new`` as asked: its title, notes, checklist and list. Things trims
     a title and notes of surrounding blanks; anything else it changed (notes or a checklist cut
     at its limits) means the write did not land as asked."""
-    if todo.title.strip() != new.title.strip():
-        return False
-    if (todo.notes or "").strip() != (new.notes or "").strip():
+    if not same(todo.title, new.title) or not same(todo.notes, new.notes):
         return False
     if [item.title for item in todo.checklist] != [item.strip() for item in new.checklist]:
         return False

@@ -26,7 +26,7 @@ from datetime import date, timedelta
 from fruitctl.backends.things.batches import URL_MAX, Pace, split, too_long
 from fruitctl.backends.things.reader import ThingsDatabase
 from fruitctl.backends.things.urls import Command, Secret, Value, things_url
-from fruitctl.backends.things.watch import created_since, holds, modified_at, moved
+from fruitctl.backends.things.watch import created_since, holds, modified_at, moved, same
 from fruitctl.domain.errors import BackendUnavailable, Unsupported
 from fruitctl.domain.things import Project, ToDo
 from fruitctl.ports import (
@@ -293,8 +293,8 @@ def _longest(params: dict[str, Value | Secret]) -> str:
 def _project_matches(project: Project, changes: ProjectChanges) -> bool:
     deadline = changes.get("deadline")
     checks = [
-        "title" not in changes or project.title == changes["title"],
-        "notes" not in changes or (project.notes or "") == changes["notes"],
+        "title" not in changes or same(project.title, changes["title"]),
+        "notes" not in changes or same(project.notes, changes["notes"]),
         "deadline" not in changes
         or project.deadline == (None if deadline is None else str(deadline)),
         "tags" not in changes or set(project.tags) == set(changes["tags"]),
@@ -321,8 +321,8 @@ def _attributes(new: NewToDo) -> dict[str, object]:
 
 def _matches(todo: ToDo, changes: ToDoChanges, today: date) -> bool:
     checks = [
-        "title" not in changes or todo.title == changes["title"],
-        "notes" not in changes or (todo.notes or "") == changes["notes"],
+        "title" not in changes or same(todo.title, changes["title"]),
+        "notes" not in changes or same(todo.notes, changes["notes"]),
         "deadline" not in changes
         or todo.deadline == (None if changes["deadline"] is None else str(changes["deadline"])),
         "tags" not in changes or set(todo.tags) == set(changes["tags"]),
