@@ -99,6 +99,8 @@ def create_todo(args: inputs.CreateToDo, ctx: ToolContext) -> Any:
     title is required. when: today, tomorrow, evening, anytime, someday or YYYY-MM-DD
     (default: the Inbox). deadline: YYYY-MM-DD. tags: existing tag names. checklist: items in
     order. project or area: a name (any case) or id; heading: a heading's title in the project.
+    Things' own limits hold: notes up to 10,000 characters, checklist up to 100 items, any
+    other text up to 4,000.
 
     Examples: {"title": "Buy stamps", "when": "today"}
     · {"title": "Pack books", "project": "Move house", "heading": "Packing", "tags": ["Home"]}
@@ -120,8 +122,9 @@ def create_todo(args: inputs.CreateToDo, ctx: ToolContext) -> Any:
     targets=(THINGS_BATCH,),
 )
 def create_todos(args: inputs.CreateToDos, ctx: ToolContext) -> Any:
-    """Add several to-dos to Things at once (1-50), each as create_todo takes it, sent in one
-    go (Things' json command). Items that cannot work (an unknown project, area or tag) are
+    """Add several to-dos to Things at once (1-50), each as create_todo takes it, sent in as
+    few URLs as fit (Things' json command; Things takes at most 250 to-dos in 10 s, so a write
+    past that waits its turn). Items that cannot work (an unknown project, area or tag) are
     answered in "failed" with their index; the rest are added.
 
     Example: {"todos": [{"title": "Buy tape", "when": "today"}, {"title": "Label boxes",
@@ -150,7 +153,8 @@ def update_todo(args: inputs.UpdateToDo, ctx: ToolContext) -> Any:
 
     Example: {"id": "...", "title": "Call the bank about the card", "deadline": "2026-03-10"}
 
-    Answers {"status": "confirmed", "todo": {...}} once Things shows the change, or {"status":
+    Answers {"status": "confirmed", "todo": {...}} once Things has written the to-do since and
+    shows the change (values it already held confirm nothing), or {"status":
     "sent", "confirmed": false, "message"} when it did not show in time (it may still land:
     check before sending it again).
     """
