@@ -3,7 +3,7 @@ among several is named, not hidden behind "readable"."""
 
 from __future__ import annotations
 
-from fruitctl.cli.render import tags_state
+from fruitctl.cli.output import tags_state
 
 
 def test_readable_unavailable_and_skipped_stores_are_each_said() -> None:

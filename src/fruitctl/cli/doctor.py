@@ -19,8 +19,7 @@ import typer
 
 from fruitctl import __version__
 from fruitctl.cli.app import JsonOption, services
-from fruitctl.cli.output import emit_json, out, reporting
-from fruitctl.cli.render import tags_state
+from fruitctl.cli.output import emit_json, out, reporting, tags_state
 from fruitctl.daemon.lifecycle import RuntimeFiles, answers, lock_holder
 from fruitctl.domain.errors import FruitctlError
 from fruitctl.policy.decision import Actor

@@ -232,3 +232,11 @@ def report_failures(failed: list[dict[str, Any]], as_json: bool) -> None:
 def _escape(text: str) -> str:
     """A message for rich markup: its brackets literal, its hidden characters shown."""
     return shown(text).markup
+
+
+def tags_state(tags: dict[str, Any]) -> str:
+    """Whether the Reminders store's tags and flags can be read, and which stores were skipped."""
+    if not tags.get("readable"):
+        return f"unavailable: {tags.get('reason')}"
+    skipped = tags.get("skipped") or []
+    return f"readable (skipped: {'; '.join(skipped)})" if skipped else "readable"

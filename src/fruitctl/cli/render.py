@@ -109,11 +109,3 @@ def _title(title: str, priority: int, flagged: bool) -> Text:
 
 def _is_reminder(item: Any) -> bool:
     return isinstance(item, dict) and {"id", "title", "listName"} <= item.keys()
-
-
-def tags_state(tags: dict[str, Any]) -> str:
-    """Whether the Reminders store's tags and flags can be read, and which stores were skipped."""
-    if not tags.get("readable"):
-        return f"unavailable: {tags.get('reason')}"
-    skipped = tags.get("skipped") or []
-    return f"readable (skipped: {'; '.join(skipped)})" if skipped else "readable"

@@ -15,8 +15,7 @@ import typer
 
 from fruitctl import config as config_module
 from fruitctl.cli.app import JsonOption, client, only_here
-from fruitctl.cli.output import out, reporting, run
-from fruitctl.cli.render import tags_state
+from fruitctl.cli.output import out, reporting, run, tags_state
 from fruitctl.domain.errors import BackendUnavailable, InvalidParams
 from fruitctl.transports.rpc.client import RpcClient
 
