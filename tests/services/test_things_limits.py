@@ -5,20 +5,17 @@ proposed, nothing sent - and a value at the limit goes through whole."""
 
 from __future__ import annotations
 
-import json
-import sys
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
-from things_fixture import build
+from things_home import app_on_things
 
 from fruitctl import bootstrap
 from fruitctl.policy.decision import Actor
 from fruitctl.services.things_inputs import CHECKLIST_MAX, NOTES_MAX, STRING_MAX
 
-RECORDER = str(Path(__file__).parents[1] / "things_recorder.py")
 AGENT = Actor("agent", "tester")
 PERSON = Actor("human", "me")
 
@@ -32,13 +29,8 @@ def log(tmp_path: Path) -> Path:
 def app(
     home: Path, tmp_path: Path, log: Path, monkeypatch: pytest.MonkeyPatch
 ) -> Iterator[bootstrap.App]:
-    things = build(tmp_path / "container")
-    command = [sys.executable, RECORDER, str(things.path), str(log), "apply"]
-    monkeypatch.setenv("FRUITCTL_THINGS__DATABASE", str(things.path))
-    monkeypatch.setenv("FRUITCTL_THINGS__OPEN_COMMAND", json.dumps(command))
-    built = bootstrap.build()
-    yield built
-    built.close()
+    with app_on_things(tmp_path, log, monkeypatch) as built:
+        yield built
 
 
 def test_the_limits_are_things_own() -> None:

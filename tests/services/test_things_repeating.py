@@ -4,18 +4,16 @@ nothing is proposed and nothing reaches Things; and ``limit`` cuts a view in the
 
 from __future__ import annotations
 
-import json
-import sys
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from things_fixture import add_repeating, build
+from things_fixture import add_repeating
+from things_home import app_on_things
 
 from fruitctl import bootstrap
 from fruitctl.policy.decision import Actor
 
-RECORDER = str(Path(__file__).parents[1] / "things_recorder.py")
 AGENT = Actor("agent", "tester")
 PERSON = Actor("human", "me")
 
@@ -29,14 +27,8 @@ def log(tmp_path: Path) -> Path:
 def app(
     home: Path, tmp_path: Path, log: Path, monkeypatch: pytest.MonkeyPatch
 ) -> Iterator[bootstrap.App]:
-    things = build(tmp_path / "container")
-    add_repeating(things)
-    command = [sys.executable, RECORDER, str(things.path), str(log), "apply"]
-    monkeypatch.setenv("FRUITCTL_THINGS__DATABASE", str(things.path))
-    monkeypatch.setenv("FRUITCTL_THINGS__OPEN_COMMAND", json.dumps(command))
-    built = bootstrap.build()
-    yield built
-    built.close()
+    with app_on_things(tmp_path, log, monkeypatch, add_repeating) as built:
+        yield built
 
 
 WRITES = [
