@@ -16,7 +16,6 @@ import pytest
 from things_fixture import ThingsFixture, build
 
 from fruitctl.backends.things import ThingsDatabase
-from fruitctl.backends.things.watch import created_since
 from fruitctl.backends.things.writer import ThingsWriter
 from fruitctl.domain.things import ThingsView, ToDo
 from fruitctl.ports import NewToDo, ToDoChanges
@@ -98,7 +97,7 @@ def test_a_create_things_cut_is_not_confirmed(
     done = writer(fixture, tmp_path, "cut", seconds=0.5).create(new)
     assert (done.confirmed, done.todo) == (False, None)
     # Things did add a to-do of that title: it is not the one asked for.
-    made = created_since(ThingsDatabase(fixture.path), time.time() - 60, date.today())
+    made = ThingsDatabase(fixture.path).created_since(time.time() - 60, date.today())
     assert [t.title for t in made] == [new.title]
 
 
@@ -125,10 +124,10 @@ def test_a_todo_of_the_same_title_made_just_before_is_not_the_new_one(
 
 def test_created_since_reads_only_the_rows_made_since(fixture: ThingsFixture) -> None:
     database = ThingsDatabase(fixture.path)
-    assert created_since(database, time.time() - 60, date.today()) == []
+    assert database.created_since(time.time() - 60, date.today()) == []
     fixture.task("todo-new", "New", creationDate=time.time())
     fixture.task("todo-new-trashed", "Gone", creationDate=time.time(), trashed=1)
-    found = created_since(database, time.time() - 60, date.today())
+    found = database.created_since(time.time() - 60, date.today())
     assert [t.id for t in found] == ["todo-new"]
 
 

@@ -239,6 +239,26 @@ class ThingsDatabase:
             return {"database": str(self.path), "readable": False, "reason": exc.message}
         return {"database": str(self.path), "readable": True, "todos": count}
 
+    # -- what a writer watches for ----------------------------------------------------------------
+
+    def created_since(self, seconds: float, today: date) -> list[ToDo]:
+        """The to-dos outside the Trash created at ``seconds`` or later (``creationDate``), read
+        as any to-do is: a poll after a launch costs those rows, not the whole library."""
+        with self._connection() as db:
+            rows = db.execute(
+                f"SELECT {_task_columns(db)} {_VISIBLE} AND t.type = ? AND t.creationDate >= ?",
+                (TYPE_TODO, seconds),
+            ).fetchall()
+            return Rows(db, rows).todos(today)
+
+    def modified_at(self, item_id: str) -> float | None:
+        """A to-do's or project's ``userModificationDate``, as Things stores it."""
+        with self._connection() as db:
+            row = db.execute(
+                "SELECT userModificationDate FROM TMTask WHERE uuid = ?", (item_id,)
+            ).fetchone()
+        return None if row is None or row[0] is None else float(row[0])
+
     # -- the connection --------------------------------------------------------------------------
 
     @contextmanager

@@ -1,39 +1,11 @@
-"""What the writer watches for after a launch, read so that a poll costs a few rows, not the
-whole library: the to-dos created since the launch (by ``creationDate``: only those rows are read
-in full, with what they refer to) and one row's ``userModificationDate``.
-
-Both use the reader's own connection (read-only, schema checked, closed after each read), and
-both answer what Things holds now: the writer decides what counts as its write landing.
-"""
+"""What counts as a write landing, judged on what the reader's watch answers
+(``ThingsDatabase.created_since`` and ``modified_at``: a poll costs a few rows, not the whole
+library): a row written after the launch, holding what was asked."""
 
 from __future__ import annotations
 
-from datetime import date
-
-from fruitctl.backends.things.reader import _VISIBLE, ThingsDatabase, _task_columns
-from fruitctl.backends.things.rows import TYPE_TODO, Rows
 from fruitctl.domain.things import ToDo
 from fruitctl.ports import NewToDo
-
-
-def created_since(database: ThingsDatabase, seconds: float, today: date) -> list[ToDo]:
-    """The to-dos outside the Trash whose ``creationDate`` is ``seconds`` or later, read as the
-    reader reads any (its columns, what it keeps out of sight) on one connection."""
-    with database._connection() as db:  # the reader's checks and its read-only open
-        rows = db.execute(
-            f"SELECT {_task_columns(db)} {_VISIBLE} AND t.type = ? AND t.creationDate >= ?",
-            (TYPE_TODO, seconds),
-        ).fetchall()
-        return Rows(db, rows).todos(today)
-
-
-def modified_at(database: ThingsDatabase, item_id: str) -> float | None:
-    """A task's (to-do's or project's) ``userModificationDate``, as Things stores it."""
-    with database._connection() as db:
-        row = db.execute(
-            "SELECT userModificationDate FROM TMTask WHERE uuid = ?", (item_id,)
-        ).fetchone()
-    return None if row is None or row[0] is None else float(row[0])
 
 
 def moved(before: float | None, now: float | None) -> bool:

@@ -26,7 +26,7 @@ from datetime import date, timedelta
 from fruitctl.backends.things.batches import URL_MAX, Pace, split, too_long
 from fruitctl.backends.things.reader import ThingsDatabase
 from fruitctl.backends.things.urls import Command, Secret, Value, things_url
-from fruitctl.backends.things.watch import created_since, holds, modified_at, moved, same
+from fruitctl.backends.things.watch import holds, moved, same
 from fruitctl.domain.errors import BackendUnavailable, Unsupported
 from fruitctl.domain.things import Project, ToDo
 from fruitctl.ports import (
@@ -86,7 +86,7 @@ class ThingsWriter:
         self._launch("add", params, adds=1)
 
         def landed() -> ToDo | None:
-            for todo in created_since(self._db, since, self._today()):
+            for todo in self._db.created_since(since, self._today()):
                 if todo.id not in before and holds(todo, new):
                     return todo
             return None
@@ -109,7 +109,7 @@ class ThingsWriter:
 
         def all_landed() -> bool:
             taken = {todo.id for todo in found.values()}
-            for todo in created_since(self._db, since, self._today()):
+            for todo in self._db.created_since(since, self._today()):
                 if todo.id in before or todo.id in taken:
                     continue
                 for index, new in enumerate(items):
@@ -126,11 +126,11 @@ class ThingsWriter:
     def update(self, todo_id: str, changes: ToDoChanges) -> Sent:
         self._require()
         params = self._update_params(todo_id, changes)
-        stamp = modified_at(self._db, todo_id)
+        stamp = self._db.modified_at(todo_id)
         self._launch("update", params)
 
         def landed() -> ToDo | None:
-            if not moved(stamp, modified_at(self._db, todo_id)):
+            if not moved(stamp, self._db.modified_at(todo_id)):
                 return None  # Things has not written it since: its values prove nothing
             todo = self._db.todo(todo_id, self._today())
             return todo if _matches(todo, changes, self._today()) else None
@@ -164,12 +164,12 @@ class ThingsWriter:
     def update_project(self, project_id: str, changes: ProjectChanges) -> SentProject:
         self._require()
         params = self._update_params(project_id, changes)
-        stamp = modified_at(self._db, project_id)
+        stamp = self._db.modified_at(project_id)
         self._launch("update-project", params)
         seen: list[Project] = []
 
         def landed() -> bool:
-            if not moved(stamp, modified_at(self._db, project_id)):
+            if not moved(stamp, self._db.modified_at(project_id)):
                 return False  # Things has not written it since: its values prove nothing
             project = self._db.project(project_id)
             if _project_matches(project, changes):
@@ -211,7 +211,7 @@ class ThingsWriter:
         """Where a launch's polls start (``creationDate`` from, with the slack Things' whole
         seconds need) and the to-dos already there in that slack, which are not the new one."""
         since = self._clock() - SLACK_SECONDS
-        return since, {todo.id for todo in created_since(self._db, since, self._today())}
+        return since, {todo.id for todo in self._db.created_since(since, self._today())}
 
     def _require(self) -> None:
         if not self._command:
