@@ -46,6 +46,8 @@ POISONED = {
     "two rules, 144 a day together": _object(
         "t", "RRULE:FREQ=HOURLY;BYMINUTE=0,20,40", "RRULE:FREQ=HOURLY;BYMINUTE=10,30,50"
     ),
+    # dateutil makes its first instance for ever: an expansion never moves past it.
+    "an interval of nothing": _object("z", "RRULE:FREQ=DAILY;INTERVAL=0"),
 }
 
 
@@ -84,6 +86,9 @@ def test_the_reason_names_the_rule_and_what_is_allowed() -> None:
     assert "FREQ=SECONDLY" in (ical_index.broken(POISONED["every second for a year"]) or "")
     assert "at most 4" in (ical_index.broken(POISONED["five daily rules"]) or "")
     assert "144 times a day" in (ical_index.broken(POISONED["two rules, 144 a day together"]) or "")
+    assert "INTERVAL=0 must be a whole number" in (
+        ical_index.broken(POISONED["an interval of nothing"]) or ""
+    )
     assert ical_index.broken(_object("ok", "RRULE:FREQ=HOURLY")) is None
     assert ical_index.broken("no calendar") is not None
 

@@ -69,3 +69,12 @@ def test_many_times_a_day_by_any_frequency_is_refused(rule: str) -> None:
 def test_an_interval_that_is_no_number_is_counted_as_every_hour() -> None:
     # The backend's library refuses it when written; the count must not fail first.
     assert per_day(parts_of("FREQ=HOURLY;INTERVAL=x")) == 24
+
+
+@pytest.mark.parametrize(
+    "rule", ["FREQ=DAILY;INTERVAL=0", "FREQ=WEEKLY;INTERVAL=-2", "FREQ=DAILY;COUNT=0"]
+)
+def test_an_interval_or_count_of_nothing_is_refused(rule: str) -> None:
+    with pytest.raises(InvalidParams, match="must be a whole number of 1 or more"):
+        check_rrule(rule)
+    assert check_rrule("FREQ=DAILY;INTERVAL=2;COUNT=3") == "FREQ=DAILY;INTERVAL=2;COUNT=3"

@@ -38,6 +38,9 @@ def rule_problem(parts: dict[str, str], start: date | None = None) -> str | None
 
     The reason is said to a person: what the rule does, and what is allowed instead."""
     frequency = parts.get("FREQ", "")
+    counted = _not_counted(parts)
+    if counted:
+        return counted
     if frequency in TOO_FINE:
         return (
             f"FREQ={frequency} repeats {TOO_FINE[frequency]}; a calendar rule repeats at most "
@@ -52,6 +55,16 @@ def rule_problem(parts: dict[str, str], start: date | None = None) -> str | None
         )
     never = why_never(parts, start)
     return f"it never happens: {never}" if never else why_unreadable(parts)
+
+
+def _not_counted(parts: dict[str, str]) -> str | None:
+    """An INTERVAL or COUNT that is no whole number of 1 or more: INTERVAL=0 makes the same
+    instance for ever (dateutil never moves on), which no expansion can finish."""
+    for name in ("INTERVAL", "COUNT"):
+        value = parts.get(name)
+        if value is not None and not (value.isdigit() and int(value) > 0):
+            return f"{name}={value} must be a whole number of 1 or more"
+    return None
 
 
 def per_day(parts: dict[str, str]) -> int:
