@@ -72,7 +72,7 @@ def test_rules_read_from_eventkit_values() -> None:
         ("FREQ=HOURLY", "repeat DAILY, WEEKLY, MONTHLY or YEARLY"),
         ("FREQ=DAILY;BYHOUR=9", "cannot keep BYHOUR"),
         ("FREQ=WEEKLY;BYDAY=XX", "unknown day 'XX'"),
-        ("FREQ=DAILY;INTERVAL=two", "INTERVAL must be a number"),
+        ("FREQ=DAILY;INTERVAL=two", "INTERVAL=TWO must be a whole number of 1 or more"),
         ("FREQ=DAILY;UNTIL=tomorrow", "UNTIL must be"),
         ("FREQ=DAILY;COUNT=2;UNTIL=20260101", "COUNT and UNTIL"),
     ],
