@@ -5,17 +5,20 @@ from __future__ import annotations
 import gc
 import importlib
 import os
+import re
+from collections.abc import Iterator
+from contextlib import contextmanager
 from typing import Annotated, Any
 
 import typer
 import typer.main
 from typer import _click as click  # the click that Typer's own classes are built on
-from typer.core import TyperGroup
+from typer.core import TyperArgument, TyperGroup, TyperOption
 
 from fruitctl import __version__, bootstrap
 from fruitctl.cli import remote as remote_module
 from fruitctl.cli.client import Client, LocalClient
-from fruitctl.cli.output import EXIT_MEANINGS, out, reporting, run
+from fruitctl.cli.output import EXIT_MEANINGS, fail, out, reporting, run
 from fruitctl.daemon.lifecycle import RuntimeFiles
 from fruitctl.domain.errors import Unsupported
 from fruitctl.transports.rpc.client import DaemonClient
@@ -26,6 +29,8 @@ SETTINGS: dict[str, Any] = {
     "pretty_exceptions_enable": False,
     "add_completion": False,
     "rich_markup_mode": None,
+    # Every command below inherits its parent's help names: `-h` works everywhere.
+    "context_settings": {"help_option_names": ["-h", "--help"]},
 }
 # Every other command, by name: its module is imported only when that command runs (or a help
 # page lists it), so `fruitctl mcp` does not load the daemon's runner or rich tables.
@@ -56,7 +61,26 @@ COMMANDS: dict[str, str] = {
 
 
 class LazyGroup(TyperGroup):
-    """The root group: the commands above are built when first asked for by name."""
+    """The root group: the commands above are built when first asked for by name. A usage
+    mistake anywhere below it (an unknown option, a bad value, a missing argument) is printed
+    like every other error: one JSON object when ``--json`` was asked for."""
+
+    def make_context(
+        self,
+        info_name: str | None,
+        args: list[str],
+        parent: click.Context | None = None,
+        **extra: Any,
+    ) -> click.Context:
+        wants_json = JSON_FLAG in args[: args.index("--") if "--" in args else len(args)]
+        with _usage_errors(wants_json):
+            ctx = super().make_context(info_name, args, parent, **extra)
+        ctx.meta[JSON_FLAG] = wants_json
+        return ctx
+
+    def invoke(self, ctx: click.Context) -> Any:
+        with _usage_errors(bool(ctx.meta.get(JSON_FLAG))):
+            return super().invoke(ctx)
 
     def list_commands(self, ctx: click.Context) -> list[str]:
         return [*self.commands, *(name for name in COMMANDS if name not in self.commands)]
@@ -67,7 +91,67 @@ class LazyGroup(TyperGroup):
             for name in [cmd_name] if cmd_name in COMMANDS else COMMANDS:
                 if name not in self.commands:
                     self.commands[name] = _build(name)
-        return self.commands.get(cmd_name)
+        found = self.commands.get(cmd_name)
+        return None if found is None else in_words(found)
+
+
+JSON_FLAG = "--json"
+
+
+@contextmanager
+def _usage_errors(as_json: bool) -> Iterator[None]:
+    """Click's usage errors as the CLI's own ``invalid_params`` in ``--json`` mode (exit 2, as
+    Click's); otherwise Click prints them with the usage line, as it does."""
+    try:
+        yield
+    except click.exceptions.UsageError as exc:
+        if not as_json:
+            raise
+        where = f" (`{exc.ctx.command_path} --help` shows the usage)" if exc.ctx else ""
+        fail("invalid_params", exc.format_message().rstrip(".") + where + ".", as_json=True)
+
+
+# The end of a help text's first sentence: a full stop before the next capitalised word.
+SENTENCE_END = re.compile(r"(?<=[.!?])\s+(?=[A-Z`(])")
+
+
+def in_words(command: click.Command) -> click.Command:
+    """``command`` and every command under it as a person reads them: a short help that is the
+    whole first sentence (Click would cut a long one at 45 characters with "...", mid-sentence;
+    the help listing wraps it instead), and values named by words (``ID...``, ``--limit LIMIT``)
+    where Typer would print Python's (``{ids}...``, ``<list[str]>``, ``<int>``)."""
+    if command.short_help is None and command.help:
+        paragraph = " ".join(command.help.split("\n\n")[0].split())
+        command.short_help = SENTENCE_END.split(paragraph, maxsplit=1)[0]
+    for param in command.params:
+        _name_in_words(param)
+    for sub in getattr(command, "commands", {}).values():
+        in_words(sub)
+    return command
+
+
+def _name_in_words(param: click.Parameter) -> None:
+    if param.metavar is not None or param.name is None:
+        return
+    word = param.name.upper()
+    if isinstance(param, TyperArgument):
+        param.metavar = f"{word.removesuffix('S')}..." if param.nargs != 1 else word
+        param.__class__ = WordArgument  # Typer builds its own class: no other hook for usage
+    # A choice reads as its words already: <a|b|c>.
+    elif isinstance(param, TyperOption) and not (param.is_flag or param.type_descriptor.is_choice):
+        longest = max(param.opts, key=len)  # --list, not the function's list_name
+        param.metavar = longest.lstrip("-").replace("-", "_").upper()
+
+
+class WordArgument(TyperArgument):
+    """An argument shown by its word alone: ``ID...`` in the usage line (``[KEY]`` when it may
+    be left out), and no Python type beside it in the help."""
+
+    def get_usage_pieces(self, ctx: click.Context) -> list[str]:
+        return [self.display_name_raw if self.required else f"[{self.display_name_raw}]"]
+
+    def display_type_rich(self, ctx: click.Context) -> str | None:
+        return None
 
 
 def _build(name: str) -> click.Command:
