@@ -91,7 +91,7 @@ $(INSPECTOR): $(INSPECTOR_DIR)/package.json $(INSPECTOR_DIR)/package-lock.json
 	  if $(REQUIRED); then echo "make test needs node and npm (Debian: apt-get install nodejs npm)"; exit 1; fi; \
 	  echo "==> no npm: the MCP Inspector test will skip (macOS: brew install node; Debian: apt-get install nodejs npm)"; \
 	  exit 0; }; \
-	npm ci --prefix $(INSPECTOR_DIR) --no-audit --no-fund --ignore-scripts --loglevel=error && touch $@
+	npm ci --prefix $(INSPECTOR_DIR) --no-audit --no-fund --no-update-notifier --ignore-scripts --loglevel=error && touch $@
 
 # Sample data on first run (an empty store only), then the gateway in the foreground: its banner
 # says how to talk to it (fruitctl ping, nc -U, socat). Ctrl-C stops it.
@@ -118,8 +118,9 @@ browser:
 	    echo "make test needs chromium for the approval page test: sudo apt-get install -y chromium"; exit 1; \
 	  else echo "==> no chromium: the approval page's browser test will skip (it needs Debian's chromium)"; fi; }
 
+# -rs: the summary names each skipped test and why (what it needs, tests/needs.py).
 test: lint $(INSPECTOR) browser
-	$(BIN)/pytest
+	$(BIN)/pytest -rs
 
 # The live round trips against this Mac's own Reminders, Calendar and Things: a temporary list and
 # calendar, made and removed, and a to-do made and cancelled (Things' URLs cannot delete). macOS asks
