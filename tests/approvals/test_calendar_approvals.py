@@ -73,7 +73,7 @@ def test_a_proposed_create_is_approved_then_undone(app: bootstrap.App) -> None:
     pid = propose(app, "create_event", SERIES)
     pending = app.approvals.get(pid)
     assert pending["summary"] == (
-        "Create event 'Weekly review' at 2026-03-20T09:00:00+01:00 in the default calendar, "
+        "Create event 'Weekly review' at Fri 2026-03-20 09:00 in the default calendar, "
         "repeating FREQ=WEEKLY"
     )
     assert {"target": "new event", "field": "title", "before": None, "after": "Weekly review"} in (
@@ -97,7 +97,7 @@ def test_a_proposed_occurrence_move_is_undone_to_where_it_was(app: bootstrap.App
         {"id": occurrence, "startAt": "2026-03-27T15:00:00+01:00", "title": "Moved"},
     )
     assert app.approvals.get(pid)["summary"] == (
-        "Change startAt, title of the occurrence of 'Weekly review' on 2026-03-27T09:00:00+01:00"
+        "Change startAt, title of the occurrence of 'Weekly review' on Fri 2026-03-27 09:00"
     )
     app.gateway.decide(pid, "approve", PERSON)
     assert app.call("get_event", {"id": occurrence})["startAt"] == "2026-03-27T15:00:00+01:00"

@@ -9,16 +9,32 @@ event - its moved or deleted occurrences (the series comes back with its rule, f
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from typing import Any
 
+from fruitctl.approvals import readable
+from fruitctl.approvals.readable import NAMES, names_in
 from fruitctl.domain.errors import FruitctlError
+from fruitctl.domain.wording import spoken_when
 from fruitctl.tools.context import ToolContext
 from fruitctl.tools.model import Args, Change, Snapshot
 
 # Fields undo puts back; the series-only ones only on a series.
 _RESTORED = ("title", "startAt", "endAt", "location", "notes", "url")
 _SERIES_ONLY = ("recurrence",)
-_DIFF_NAMES = {"calendar": "calendarName"}
+# Where an event keeps what each argument sets (the rest keep the argument's name).
+_HELD_IN = {"calendar": "calendarName"}
+# What a deleted event takes with it, as the person calls it -> where the event keeps it.
+_LOST = {
+    "calendar": "calendarName",
+    "startAt": "startAt",
+    "endAt": "endAt",
+    "recurrence": "recurrence",
+    "location": "location",
+    "url": "url",
+    "notes": "notes",
+}
+_NOT_FIELDS = ("id", "occurrence", "scope")
 
 
 def _addressed(args: Args, ctx: ToolContext) -> tuple[str, str]:
@@ -35,17 +51,35 @@ def _event(event_id: str, ctx: ToolContext) -> dict[str, Any] | None:
         return None
 
 
+def _calendar_names(refs: Iterable[str], ctx: ToolContext) -> dict[str, str]:
+    """The names of the calendars among ``refs`` that are ids (a name is shown as given)."""
+    wanted = set(refs)
+    if not wanted:
+        return {}
+    return {c["id"]: c["name"] for c in ctx.calendar.list_calendars() if c["id"] in wanted}
+
+
+def _named(args: Args, ctx: ToolContext) -> Snapshot:
+    refs = [args["calendar"]] if args.get("calendar") else []
+    return readable.with_names({}, _calendar_names(refs, ctx))
+
+
 def _snapshot(args: Args, ctx: ToolContext) -> Snapshot:
     event_id, scope = _addressed(args, ctx)
-    return {event_id: _event(event_id, ctx), "scope": scope}
+    return {event_id: _event(event_id, ctx), "scope": scope, **_named(args, ctx)}
 
 
 def _current(before: Snapshot, ctx: ToolContext) -> Snapshot:
-    return {key: value if key == "scope" else _event(key, ctx) for key, value in before.items()}
+    now = {
+        key: value if key == "scope" else _event(key, ctx)
+        for key, value in before.items()
+        if key != NAMES
+    }
+    return {**now, **readable.names_again(before, lambda refs: _calendar_names(refs, ctx))}
 
 
 def _target(before: Snapshot) -> tuple[str, dict[str, Any] | None, str]:
-    (event_id,) = [key for key in before if key != "scope"]
+    (event_id,) = [key for key in before if key not in ("scope", NAMES)]
     return event_id, before[event_id], str(before.get("scope", "series"))
 
 
@@ -53,7 +87,7 @@ def _label(before: Snapshot) -> str:
     event_id, old, scope = _target(before)
     title = (old or {}).get("title", event_id)
     if scope == "occurrence" and old is not None:
-        return f"the occurrence of '{title}' on {old['startAt']}"
+        return f"the occurrence of '{title}' on {spoken_when(old['startAt'])}"
     return f"event '{title}'" + (" (every occurrence)" if (old or {}).get("recurrence") else "")
 
 
@@ -61,9 +95,11 @@ def _label(before: Snapshot) -> str:
 
 
 def _create_summary(args: Args, ctx: ToolContext) -> str:
-    where = args.get("calendar") or "the default calendar"
+    names = names_in(_named(args, ctx))
+    where = readable.container(args.get("calendar"), names) or "the default calendar"
     repeat = f", repeating {args['recurrence']}" if args.get("recurrence") else ""
-    return f"Create event '{args['title']}' at {args['startAt']} in {where}{repeat}"
+    when = spoken_when(args["startAt"])
+    return f"Create event '{args['title']}' at {when} in {where}{repeat}"
 
 
 def _create_inverse(args: Args, before: Snapshot, result: Any) -> dict[str, Any] | None:
@@ -73,18 +109,16 @@ def _create_inverse(args: Args, before: Snapshot, result: Any) -> dict[str, Any]
 
 
 def _create_diff(args: Args, before: Snapshot) -> list[dict[str, Any]]:
-    return [
-        {"target": "new event", "field": key, "before": None, "after": value}
-        for key, value in args.items()
-    ]
+    return readable.added("new event", args, names_in(before))
 
 
 # -- update_event ----------------------------------------------------------------------------
 
 
 def _update_summary(args: Args, ctx: ToolContext) -> str:
-    fields = ", ".join(sorted(set(args) - {"id", "occurrence", "scope"})) or "nothing"
-    return f"Change {fields} of {_label(_snapshot(args, ctx))}"
+    before = _snapshot(args, ctx)
+    fields = readable.fields_of(_update_diff(args, before))
+    return f"Change {fields} of {_label(before)}"
 
 
 def _update_inverse(args: Args, before: Snapshot, result: Any) -> dict[str, Any] | None:
@@ -103,19 +137,13 @@ def _update_inverse(args: Args, before: Snapshot, result: Any) -> dict[str, Any]
 
 def _update_diff(args: Args, before: Snapshot) -> list[dict[str, Any]]:
     event_id, old, _ = _target(before)
+    target, names = (old or {}).get("title", event_id), names_in(before)
     rows = []
     for key, value in args.items():
-        if key in ("id", "occurrence", "scope"):
+        if key in _NOT_FIELDS:
             continue
-        field = _DIFF_NAMES.get(key, key)
-        rows.append(
-            {
-                "target": (old or {}).get("title", event_id),
-                "field": field,
-                "before": (old or {}).get(field),
-                "after": value,
-            }
-        )
+        row = readable.changed(target, key, (old or {}).get(_HELD_IN.get(key, key)), value, names)
+        rows += [row] if row else []
     return rows
 
 
@@ -140,18 +168,12 @@ def _delete_inverse(args: Args, before: Snapshot, result: Any) -> dict[str, Any]
 
 def _delete_diff(args: Args, before: Snapshot) -> list[dict[str, Any]]:
     event_id, old, scope = _target(before)
-    return [
-        {
-            "target": (old or {}).get("title", event_id),
-            "field": "occurrence" if scope == "occurrence" else "event",
-            "before": "exists" if old else "missing",
-            "after": "deleted",
-        }
-    ]
-
-
-def _nothing(*_: Any) -> Snapshot:
-    return {}
+    target = (old or {}).get("title", event_id)
+    kind = "occurrence" if scope == "occurrence" else "event"
+    was = "exists" if old else "missing"
+    gone = {"target": target, "field": kind, "before": was, "after": "deleted"}
+    fields = {k: v for k, v in _LOST.items() if scope == "series" or k != "recurrence"}
+    return [gone, *readable.lost(target, old or {}, fields)]
 
 
 def _resolver(write: str) -> Any:
@@ -166,8 +188,8 @@ def _resolver(write: str) -> Any:
 
 CREATE_EVENT = Change(
     _create_summary,
-    _nothing,
-    _nothing,
+    _named,
+    _current,
     _create_inverse,
     _create_diff,
     _resolver("create_event"),

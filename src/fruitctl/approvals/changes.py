@@ -8,11 +8,23 @@ from __future__ import annotations
 import hashlib
 import os
 import stat
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from typing import Any
 
+from fruitctl.approvals.readable import (
+    NAMES,
+    added,
+    changed,
+    container,
+    fields_of,
+    lost,
+    names_again,
+    names_in,
+    with_names,
+)
 from fruitctl.domain.errors import FruitctlError, NotFound
 from fruitctl.domain.reminders import priority_name
+from fruitctl.domain.wording import counted
 from fruitctl.tools.context import ToolContext
 from fruitctl.tools.model import Args, Change, Snapshot
 
@@ -31,9 +43,31 @@ def _reminders(ids: list[str], ctx: ToolContext) -> Snapshot:
     return found
 
 
+def _kept(before: Snapshot) -> dict[str, Any]:
+    """The reminders of a snapshot, without the names kept beside them."""
+    return {key: old for key, old in before.items() if key != NAMES}
+
+
+def _list_names(ids: Iterable[str], ctx: ToolContext) -> dict[str, str]:
+    wanted = set(ids)
+    if not wanted:
+        return {}
+    return {lst["id"]: lst["name"] for lst in ctx.reminders.get_lists() if lst["id"] in wanted}
+
+
+def _named(args: Args, ctx: ToolContext) -> Snapshot:
+    """The names of the lists the items go to by id (``approvals.readable``)."""
+    refs = (item.get("list") or {} for item in args.get("reminders", []))
+    return with_names({}, _list_names({ref["id"] for ref in refs if ref.get("id")}, ctx))
+
+
 def _titles(items: list[Args]) -> str:
     names = ", ".join(f"'{i.get('title', '?')}'" for i in items[:3])
     return names + (f" and {len(items) - 3} more" if len(items) > 3 else "")
+
+
+def _titled(before: Snapshot, ids: list[str]) -> list[Args]:
+    return [{"title": (before.get(rid) or {}).get("title", rid)} for rid in ids]
 
 
 # -- create_reminders ------------------------------------------------------------------------
@@ -41,9 +75,9 @@ def _titles(items: list[Args]) -> str:
 
 def _create_summary(args: Args, ctx: ToolContext) -> str:
     items = args["reminders"]
-    lists = sorted({(i.get("list") or {}).get("name") or "the default list" for i in items})
-    plural = "s" if len(items) != 1 else ""
-    return f"Create {len(items)} reminder{plural} in {', '.join(lists)}: {_titles(items)}"
+    names = names_in(_named(args, ctx))
+    lists = sorted({container(i.get("list"), names) or "the default list" for i in items})
+    return f"Create {counted(len(items), 'reminder')} in {', '.join(lists)}: {_titles(items)}"
 
 
 def _create_inverse(args: Args, before: Snapshot, result: Any) -> dict[str, Any] | None:
@@ -53,27 +87,31 @@ def _create_inverse(args: Args, before: Snapshot, result: Any) -> dict[str, Any]
 
 
 def _create_diff(args: Args, before: Snapshot) -> list[dict[str, Any]]:
+    names = names_in(before)
     return [
-        {"target": f"new reminder {n + 1}", "field": key, "before": None, "after": value}
+        row
         for n, item in enumerate(args["reminders"])
-        for key, value in item.items()
+        for row in added(f"new reminder {n + 1}", item, names)
     ]
 
 
 # -- update_reminders ------------------------------------------------------------------------
 
 
+def _update_snapshot(args: Args, ctx: ToolContext) -> Snapshot:
+    return {**_reminders(_reminder_ids(args), ctx), **_named(args, ctx)}
+
+
 def _update_summary(args: Args, ctx: ToolContext) -> str:
     items = args["reminders"]
-    fields = sorted({k for i in items for k in i if k != "id"})
-    before = _reminders([i["id"] for i in items], ctx)
-    titled = [{"title": (before.get(i["id"]) or {}).get("title", i["id"])} for i in items]
-    changed = ", ".join(fields) or "nothing"
-    return f"Change {changed} of {len(items)} reminder(s): {_titles(titled)}"
+    before = _update_snapshot(args, ctx)
+    fields = fields_of(_update_diff(args, before))
+    titled = _titled(before, [i["id"] for i in items])
+    return f"Change {fields} of {counted(len(items), 'reminder')}: {_titles(titled)}"
 
 
 def _update_inverse(args: Args, before: Snapshot, result: Any) -> dict[str, Any] | None:
-    restore = [_restore(old) for old in before.values() if old is not None]
+    restore = [_restore(old) for old in _kept(before).values() if old is not None]
     return {"tool": "update_reminders", "args": {"reminders": restore}} if restore else None
 
 
@@ -86,7 +124,8 @@ def _restore(old: dict[str, Any]) -> dict[str, Any]:
     return item
 
 
-_UPDATE_FIELDS = {
+# Where a reminder keeps what each argument sets (the rest keep the argument's name).
+_HELD_IN = {
     "completed": "isCompleted",
     "completedDate": "completionDate",
     "flagged": "isFlagged",
@@ -95,37 +134,42 @@ _UPDATE_FIELDS = {
 
 
 def _update_diff(args: Args, before: Snapshot) -> list[dict[str, Any]]:
+    names = names_in(before)
     rows = []
     for item in args["reminders"]:
         old = before.get(item["id"]) or {}
+        target = old.get("title", item["id"])
         for key, value in item.items():
             if key == "id":
                 continue
-            field = _UPDATE_FIELDS.get(key, key)
-            shown = (value.get("name") or value.get("id")) if key == "list" else value
-            rows.append(
-                {
-                    "target": old.get("title", item["id"]),
-                    "field": field,
-                    "before": old.get(field),
-                    "after": shown,
-                }
-            )
+            row = changed(target, key, old.get(_HELD_IN.get(key, key)), value, names)
+            rows += [row] if row else []
     return rows
 
 
 # -- delete_reminders ------------------------------------------------------------------------
 
+# What a deleted reminder takes with it, as the person calls it -> where the reminder keeps it.
+_LOST = {
+    "list": "listName",
+    "dueDate": "dueDate",
+    "priority": "priority",
+    "flagged": "isFlagged",
+    "tags": "tags",
+    "url": "url",
+    "notes": "notes",
+}
+
 
 def _delete_summary(args: Args, ctx: ToolContext) -> str:
-    before = _reminders(args["ids"], ctx)
-    titled = [{"title": (r or {}).get("title", rid)} for rid, r in before.items()]
-    return f"Delete {len(args['ids'])} reminder(s): {_titles(titled)}"
+    titled = _titled(_reminders(args["ids"], ctx), args["ids"])
+    return f"Delete {counted(len(args['ids']), 'reminder')}: {_titles(titled)}"
 
 
 def _delete_inverse(args: Args, before: Snapshot, result: Any) -> dict[str, Any] | None:
     deleted = set(result.get("deleted", [])) if isinstance(result, dict) else set()
-    again = [_recreate(old) for rid, old in before.items() if old is not None and rid in deleted]
+    kept = _kept(before)
+    again = [_recreate(old) for rid, old in kept.items() if old is not None and rid in deleted]
     return {"tool": "create_reminders", "args": {"reminders": again}} if again else None
 
 
@@ -144,15 +188,13 @@ def _recreate(old: dict[str, Any]) -> dict[str, Any]:
 
 
 def _delete_diff(args: Args, before: Snapshot) -> list[dict[str, Any]]:
-    return [
-        {
-            "target": (old or {}).get("title", rid),
-            "field": "reminder",
-            "before": "exists" if old else "missing",
-            "after": "deleted",
-        }
-        for rid, old in before.items()
-    ]
+    rows = []
+    for rid, old in _kept(before).items():
+        target = (old or {}).get("title", rid)
+        was = "exists" if old else "missing"
+        rows.append({"target": target, "field": "reminder", "before": was, "after": "deleted"})
+        rows += lost(target, old or {}, _LOST)
+    return rows
 
 
 # -- write_file ------------------------------------------------------------------------------
@@ -189,7 +231,8 @@ def _reminder_ids(args: Args) -> list[str]:
 
 
 def _reminders_now(before: Snapshot, ctx: ToolContext) -> Snapshot:
-    return _reminders(list(before), ctx)
+    now = _reminders(list(_kept(before)), ctx)
+    return {**now, **names_again(before, lambda ids: _list_names(ids, ctx))}
 
 
 def _nothing(*_: Any) -> Snapshot:
@@ -233,11 +276,11 @@ def _resolve_delete(args: Args, ctx: ToolContext) -> tuple[Args, Failed]:
 # -- the declarations ----------------------------------------------------------------------------
 
 CREATE_REMINDERS = Change(
-    _create_summary, _nothing, _nothing, _create_inverse, _create_diff, _resolve_create
+    _create_summary, _named, _reminders_now, _create_inverse, _create_diff, _resolve_create
 )
 UPDATE_REMINDERS = Change(
     _update_summary,
-    lambda a, c: _reminders(_reminder_ids(a), c),
+    _update_snapshot,
     _reminders_now,
     _update_inverse,
     _update_diff,

@@ -11,12 +11,15 @@ from __future__ import annotations
 
 from typing import Any
 
+from fruitctl.approvals import readable
 from fruitctl.domain.errors import FruitctlError, NotFound
+from fruitctl.domain.wording import counted
 from fruitctl.tools.context import ToolContext
 from fruitctl.tools.model import Args, Change, Snapshot
 
 _RESTORED = ("title", "notes", "deadline", "tags")
 _HOMES = ("project", "area")  # a move: undone by moving it back where it was
+_HELD_IN = {"when": "startDate"}  # where a to-do keeps what an argument sets, if not by its name
 
 
 def _todo(todo_id: str, ctx: ToolContext) -> dict[str, Any] | None:
@@ -57,10 +60,7 @@ def _create_summary(args: Args, ctx: ToolContext) -> str:
 
 
 def _create_diff(args: Args, before: Snapshot) -> list[dict[str, Any]]:
-    return [
-        {"target": "new to-do", "field": key, "before": None, "after": value}
-        for key, value in args.items()
-    ]
+    return readable.added("new to-do", args, {})
 
 
 def _create_resolve(args: Args, ctx: ToolContext) -> tuple[Args, list[dict[str, Any]]]:
@@ -88,14 +88,14 @@ def _titles(items: list[Args]) -> str:
 
 def _batch_summary(args: Args, ctx: ToolContext) -> str:
     items = args["todos"]
-    return f"Add {len(items)} to-do{'s' if len(items) != 1 else ''} to Things: {_titles(items)}"
+    return f"Add {counted(len(items), 'to-do')} to Things: {_titles(items)}"
 
 
 def _batch_diff(args: Args, before: Snapshot) -> list[dict[str, Any]]:
     return [
-        {"target": f"new to-do {n + 1}", "field": key, "before": None, "after": value}
+        row
         for n, item in enumerate(args["todos"])
-        for key, value in item.items()
+        for row in readable.added(f"new to-do {n + 1}", item, {})
     ]
 
 
@@ -123,8 +123,9 @@ CREATE_TODOS = Change(
 
 
 def _update_summary(args: Args, ctx: ToolContext) -> str:
-    todo_id, old = _old(_snapshot(args, ctx))
-    fields = ", ".join(sorted(set(args) - {"id"})) or "nothing"
+    before = _snapshot(args, ctx)
+    todo_id, old = _old(before)
+    fields = readable.fields_of(_update_diff(args, before))
     return f"Change {fields} of to-do '{(old or {}).get('title', todo_id)}' in Things"
 
 
@@ -147,16 +148,13 @@ def _update_inverse(args: Args, before: Snapshot, result: Any) -> dict[str, Any]
 
 def _update_diff(args: Args, before: Snapshot) -> list[dict[str, Any]]:
     todo_id, old = _old(before)
-    return [
-        {
-            "target": (old or {}).get("title", todo_id),
-            "field": key,
-            "before": (old or {}).get("startDate" if key == "when" else key),
-            "after": value,
-        }
+    target = (old or {}).get("title", todo_id)
+    rows = [
+        readable.changed(target, key, (old or {}).get(_HELD_IN.get(key, key)), value, {})
         for key, value in args.items()
         if key != "id"
     ]
+    return [row for row in rows if row]
 
 
 UPDATE_TODO = Change(_update_summary, _snapshot, _current, _update_inverse, _update_diff, _resolve)
@@ -226,7 +224,7 @@ def _project_current(before: Snapshot, ctx: ToolContext) -> Snapshot:
 
 def _new_project_summary(args: Args, ctx: ToolContext) -> str:
     where = f" in {args['area']}" if args.get("area") else ""
-    todos = f" with {len(args['todos'])} to-dos" if args.get("todos") else ""
+    todos = f" with {counted(len(args['todos']), 'to-do')}" if args.get("todos") else ""
     return f"Add project '{args['title']}'{where}{todos} to Things"
 
 
@@ -236,8 +234,9 @@ def _new_project_resolve(args: Args, ctx: ToolContext) -> tuple[Args, list[dict[
 
 
 def _project_summary(args: Args, ctx: ToolContext) -> str:
-    project_id, old = _old(_project_snapshot(args, ctx))
-    fields = ", ".join(sorted(set(args) - {"id"})) or "nothing"
+    before = _project_snapshot(args, ctx)
+    project_id, old = _old(before)
+    fields = readable.fields_of(_update_diff(args, before))
     return f"Change {fields} of project '{(old or {}).get('title', project_id)}' in Things"
 
 
