@@ -2,7 +2,12 @@
 front door answers, an event in the structured log, and a record in the call metrics.
 
 ``Outcomes`` is the gateway's one place for that, so every ending (done, proposed, blocked by
-the policy, failed) carries the same trace ids, latency and fields everywhere.
+the policy, rejected, failed) carries the same trace ids, latency and fields everywhere.
+
+A call whose input is refused before anything ran (a date that is no date, an empty title, a
+list that does not exist) is ``rejected``: the caller's mistake, answered with its error like a
+failure, but no proposal, no audit entry and no part of the error rate - history is what was
+tried on the person's data, not what was mistyped.
 """
 
 from __future__ import annotations
@@ -16,6 +21,10 @@ from fruitctl.policy.decision import Actor, Decision
 from fruitctl.telemetry import CallRecord, CallRecorder, EventLog, new_span_id, new_trace_id
 from fruitctl.tools.model import ToolResult
 from fruitctl.tools.registry import ToolRegistry
+
+MISTAKES = frozenset({"invalid_params", "not_found", "method_not_found"})
+"""The codes that, raised before a call ran, mean its input was wrong (``Outcomes.refused``);
+any other early error (no access, a backend down) is a failure of the call."""
 
 
 @dataclass
@@ -110,7 +119,12 @@ class Outcomes:
         self.log.error("tool_call_crashed", **call.fields, exception=type(exc).__name__)
         return self.failed(call, InternalError(f"{call.name} failed unexpectedly."))
 
-    def failed(self, call: Call, error: FruitctlError) -> ToolResult:
+    def refused(self, call: Call, error: FruitctlError) -> ToolResult:
+        """An error raised before anything ran: ``rejected`` when it is the caller's input
+        (``MISTAKES``), else a failure like any other."""
+        return self.failed(call, error, "rejected" if error.code in MISTAKES else "failed")
+
+    def failed(self, call: Call, error: FruitctlError, outcome: str = "failed") -> ToolResult:
         tool = self._registry.get(call.name)
         refused_access = isinstance(error, PermissionDenied) and "status" in error.details
         if refused_access and tool is not None and tool.service:
@@ -119,9 +133,9 @@ class Outcomes:
             error.details.setdefault("service", tool.service)
         latency = call.elapsed_ms
         self.log.warning(
-            "tool_call_failed", **call.fields, error_code=error.code, latency_ms=latency
+            f"tool_call_{outcome}", **call.fields, error_code=error.code, latency_ms=latency
         )
-        self._record(call, "failed", error.code, latency)
+        self._record(call, outcome, error.code, latency)
         return ToolResult(
             tool_name=call.name,
             success=False,

@@ -102,11 +102,11 @@ class Gateway:
         call = Call(name, actor, trace_id or new_trace_id())
         tool = self.registry.get(name)
         if tool is None:
-            return self._outcomes.failed(call, MethodNotFound(f"Unknown tool '{name}'."))
+            return self._outcomes.refused(call, MethodNotFound(f"Unknown tool '{name}'."))
         try:
             parsed = tool.parse(args)
         except FruitctlError as exc:
-            return self._outcomes.failed(call, exc)
+            return self._outcomes.refused(call, exc)
         return self._decide(call, tool, parsed, idempotency_key, inline, limit)
 
     def _decide(
@@ -123,14 +123,32 @@ class Gateway:
         try:
             decision = self.policy.decide(tool, parsed, call.actor, self.context)
         except FruitctlError as exc:
-            return self._outcomes.failed(call, exc)
+            return self._outcomes.refused(call, exc)
         except Exception as exc:  # a bug in a rule: a recorded internal error, never a raise
             return self._outcomes.crashed(call, exc)
         if decision.verdict == "propose" and self.approvals is not None:
             return self._proposed(call, tool, parsed, key)
         if decision.verdict != "allow":
             return self._outcomes.blocked(call, decision)
+        refused = self._cannot_work(call, tool, parsed)
+        if refused is not None:
+            return refused
         return self._execute(call, tool, parsed, key, inline, limit)
+
+    def _cannot_work(self, call: Call, tool: Tool, parsed: BaseModel) -> ToolResult | None:
+        """A write allowed at once fails fast as a proposal does: input none of which can work
+        (an empty title, a list that does not exist) is answered before anything is recorded
+        on the person's data - no proposal, no audit entry. The tool still answers the items
+        that fail among others, in its partial-failure shape."""
+        if not tool.writes or self.approvals is None:
+            return None
+        try:
+            self._resolve(tool, parsed)
+        except FruitctlError as exc:
+            return self._outcomes.refused(call, exc)
+        except Exception as exc:  # a bug in a precheck: recorded, never raised
+            return self._outcomes.crashed(call, exc)
+        return None
 
     def answer(
         self,
@@ -416,6 +434,11 @@ class Gateway:
         assert self.approvals is not None
         try:
             workable, failed = self._resolve(tool, args)
+        except FruitctlError as exc:  # nothing can work: nothing is filed
+            return self._outcomes.refused(call, exc)
+        except Exception as exc:
+            return self._outcomes.crashed(call, exc)
+        try:
             pending = self.approvals.propose(
                 tool, workable, call.actor, key, trace_id=call.trace_id, undo_of=undo_of
             )
@@ -450,6 +473,8 @@ class Gateway:
         try:
             output = self._perform(call, tool, args, key, inline, limit)
         except FruitctlError as exc:
+            if not tool.writes:  # a read changed nothing: a query it cannot take is a mistake
+                return self._outcomes.refused(call, exc)
             return self._outcomes.failed(call, exc)
         except Exception as exc:  # a bug in a tool: report it, never its traceback
             return self._outcomes.crashed(call, exc)

@@ -175,9 +175,10 @@ _INSERT = (
     "INSERT INTO tool_calls (at, trace_id, span_id, tool, actor, actor_kind, outcome, "
     "error_code, latency_ms) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)"
 )
-# Calls that ran or were filed count toward rate limits; an approved proposal's execution
+# Calls that ran, were filed or were refused for their input count toward rate limits (a
+# stream of bad input costs the gateway as much); an approved proposal's execution
 # ("approved") does not: its filing counted already.
-COUNTED = ("ok", "failed", "proposed")
+COUNTED = ("ok", "failed", "proposed", "rejected")
 
 
 Faults = Callable[[BaseException], Exception | None]
@@ -212,7 +213,8 @@ class CallRecorder:
     ) -> list[float]:
         """When ``tool`` was called since ``since`` (by ``actor``), leaving out the calls of
         trace ``besides``: a proposal being approved counted when it was filed."""
-        query = "SELECT at FROM tool_calls WHERE tool = ? AND at >= ? AND outcome IN (?, ?, ?)"
+        marks = ", ".join("?" * len(COUNTED))
+        query = f"SELECT at FROM tool_calls WHERE tool = ? AND at >= ? AND outcome IN ({marks})"
         params: list[Any] = [tool, since, *COUNTED]
         if actor is not None:
             query += " AND actor = ?"
@@ -291,6 +293,7 @@ OUTCOME_COLUMNS = {
     "proposed": "proposed",
     "approved": "approved",
     "blocked": "blocked",
+    "rejected": "rejected",
     "failed": "failed",
 }
 """Each ``tool_calls`` outcome and the ``call_stats`` column that counts it."""
@@ -298,8 +301,9 @@ OUTCOME_COLUMNS = {
 
 def call_stats(engine: Engine, since: float) -> list[dict[str, Any]]:
     """Per tool since ``since``: calls, then how many were executed, proposed, approved (a
-    proposal's execution, recorded under its own trace), blocked and failed; the error rate
-    (failed calls only: a proposal or a refusal is the policy working, not an error); p50/p95 ms."""
+    proposal's execution, recorded under its own trace), blocked, rejected (input refused before
+    anything ran) and failed; the error rate (failed calls only: a proposal or a refusal is the
+    policy working, a rejection the caller's mistake, not an error); p50/p95 ms."""
     query = "SELECT tool, outcome, latency_ms FROM tool_calls WHERE at >= ? ORDER BY tool"
     by_tool: dict[str, list[tuple[str, float]]] = {}
     raw: Any = engine.raw_connection()

@@ -238,7 +238,8 @@ def test_stats_after_some_calls() -> None:
     cli("reminders", "list", "--limit", "0")
     rows = {r["tool"]: r for r in json.loads(cli("stats", "--json").stdout)}
     assert rows["get_lists"]["calls"] == 2
-    assert rows["query_reminders"]["failures"] == 1
+    assert rows["query_reminders"]["rejected"] == 1
+    assert rows["query_reminders"]["failures"] == 0
     text = cli("stats", "--since", "1h")
     assert text.exit_code == 0 and "get_lists" in text.stdout
     assert cli("stats", "--since", "yesterday").exit_code == 2

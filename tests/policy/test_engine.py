@@ -135,8 +135,8 @@ def test_stats_summarise_calls(app: bootstrap.App) -> None:
     rows = {r["tool"]: r for r in app.stats(0)}
     assert rows["get_lists"]["calls"] == rows["get_lists"]["executed"] == 2
     assert rows["get_lists"]["failed"] == 0
-    assert rows["query_reminders"]["failed"] == 1
-    assert rows["query_reminders"]["errorRate"] == 1.0
+    assert rows["query_reminders"]["rejected"] == 1  # a limit of 0 is the caller's mistake
+    assert rows["query_reminders"]["failed"] == rows["query_reminders"]["errorRate"] == 0
     assert rows["get_lists"]["p50Ms"] <= rows["get_lists"]["p95Ms"]
 
 
