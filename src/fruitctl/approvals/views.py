@@ -6,10 +6,22 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from fruitctl.domain.dates import format_epoch
+from fruitctl.domain.text import holds_hidden
 from fruitctl.tools.model import Change
 
 if TYPE_CHECKING:
     from fruitctl.approvals.store import Proposal
+
+STATUSES = ("PENDING", "APPROVED", "EXECUTED", "REJECTED", "EXPIRED", "FAILED")
+"""Every status a proposal has (``APPROVED``: being executed)."""
+
+# The parts of a proposal an agent or another app wrote (or that quote what they wrote).
+WRITTEN = ("summary", "actor", "args", "diff", "reason", "error", "result", "resolvedBy")
+# What a person is told when a proposal holds text they cannot see, at every door.
+HIDDEN_WARNING = (
+    "This proposal holds invisible or direction-changing characters, shown as [U+…]. "
+    "Read it carefully."
+)
 
 
 def moment(epoch: float | None) -> str | None:
@@ -49,3 +61,10 @@ def proposal(found: Proposal, change: Change) -> dict[str, Any]:
         "undoOf": found.undo_of,
         "idempotencyKey": found.idempotency_key,
     }
+
+
+def hides_text(shown: dict[str, Any]) -> bool:
+    """Whether a proposal (as ``proposal`` shows it, or a row of a list of them) holds a
+    character a person cannot see, anywhere an agent or another app wrote - the warning both
+    the CLI and the page give. Line breaks and tabs are layout, not hidden."""
+    return any(holds_hidden(shown.get(part), keep="\t\n\r") for part in WRITTEN)

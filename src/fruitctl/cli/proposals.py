@@ -9,9 +9,11 @@ import typer
 from rich.table import Table
 from rich.text import Text
 
+from fruitctl.approvals.views import HIDDEN_WARNING, STATUSES, hides_text
 from fruitctl.cli.app import JsonOption, client
 from fruitctl.cli.output import err, out, report_failures, run, show_table, shown
 from fruitctl.domain.errors import InvalidParams
+from fruitctl.domain.wording import spoken_when
 
 proposals_app = typer.Typer(
     help="Review, approve, reject and undo the writes agents proposed.", no_args_is_help=True
@@ -20,16 +22,25 @@ config_app = typer.Typer(help="Allowlists kept in fruitctl's config table.", no_
 Id = Annotated[str, typer.Argument(help="Proposal ID.")]
 
 
+STATUS_WORDS = (*(s.lower() for s in STATUSES), "all")
+HIDDEN_MARK = "⚠ hidden characters"
+
+
 @proposals_app.command("list")
 def list_command(
     status: Annotated[
-        str | None, typer.Option(help="pending, executed, rejected, expired, failed, approved.")
-    ] = None,
+        str,
+        typer.Option(
+            help="Only these: pending (the default: what waits for you), approved (being "
+            "executed), executed, rejected, expired, failed; or all.",
+            metavar="STATUS",
+        ),
+    ] = "pending",
     limit: Annotated[int, typer.Option(help="At most this many.")] = 50,
     as_json: JsonOption = False,
 ) -> None:
-    """Proposals, newest first."""
-    run(as_json, lambda: client(as_json).proposals(status, limit), _show_list)
+    """Proposals waiting for you, newest first; with --status all, every one - pending first."""
+    run(as_json, lambda: _listed(client(as_json), _status_word(status), limit), _show_list)
 
 
 @proposals_app.command("show")
@@ -133,6 +144,27 @@ def _show_config(values: dict[str, Any]) -> None:
         out.print(f"{key} = {shown}")
 
 
+def _status_word(given: str) -> str | None:
+    """The status to list (None: all); one no proposal has is refused, naming those that are."""
+    word = given.strip().lower()
+    if word not in STATUS_WORDS:
+        raise InvalidParams(
+            f"'--status' must be one of {', '.join(STATUS_WORDS)}; not '{given}'.", field="status"
+        )
+    return None if word == "all" else word
+
+
+def _listed(source: Any, status: str | None, limit: int) -> list[dict[str, Any]]:
+    """Of one status, newest first; all of them: what waits for a person first, then the rest
+    newest first (each read on its own, so an old pending one is not cut off by the limit)."""
+    if status is not None:
+        found: list[dict[str, Any]] = source.proposals(status, limit)
+        return found
+    waiting = source.proposals("pending", limit)
+    rest = [p for p in source.proposals(None, limit) if p["status"] != "PENDING"]
+    return [*waiting, *rest][:limit]
+
+
 def _show_list(rows: list[dict[str, Any]]) -> None:
     show_table(
         ("ID", "STATUS", "TOOL", "SUMMARY", "BY", "CREATED"),
@@ -141,14 +173,27 @@ def _show_list(rows: list[dict[str, Any]]) -> None:
                 r["id"],
                 _status(r["status"]),
                 r["tool"],
-                Text(r["summary"]),
-                Text(r["actor"]),
-                (r["createdAt"] or "")[:16].replace("T", " "),
+                _summary(r),
+                shown(r["actor"]),
+                _when(r["createdAt"]),
             )
             for r in rows
         ),
-        empty="No proposals.",
+        empty="Nothing is waiting for you (all of them: --status all).",
     )
+    if any(hides_text(r) for r in rows):
+        err.print(Text(f"{HIDDEN_MARK}: {HIDDEN_WARNING}", "bold yellow"))
+
+
+def _summary(row: dict[str, Any]) -> Text:
+    text = shown(row["summary"])
+    if hides_text(row):
+        text.append(f" {HIDDEN_MARK}", "bold yellow")
+    return text
+
+
+def _when(moment: str | None) -> str:
+    return spoken_when(moment) if moment else "-"
 
 
 def _show_one(p: dict[str, Any]) -> None:
@@ -156,13 +201,16 @@ def _show_one(p: dict[str, Any]) -> None:
     out.print(
         Text.assemble((p["id"], "bold"), "  ", _status(p["status"]), "  ", shown(p["summary"]))
     )
+    if hides_text(p):
+        out.print(Text(f"{HIDDEN_MARK}: {HIDDEN_WARNING}", "bold yellow"))
     out.print(
         Text("by ")
         + shown(p["actor"])
-        + Text(f" · created {p['createdAt']} · expires {p['expiresAt']}")
+        + Text(f" · created {_when(p['createdAt'])} · expires {_when(p['expiresAt'])}")
     )
     if p["resolvedBy"]:
-        out.print(Text("decided by ") + shown(p["resolvedBy"]) + Text(f" at {p['resolvedAt']}"))
+        decided = Text(f" at {_when(p['resolvedAt'])}")
+        out.print(Text("decided by ") + shown(p["resolvedBy"]) + decided)
     if p["diff"]:
         table = Table(box=None, pad_edge=False, header_style="bold")
         for column in ("TARGET", "FIELD", "BEFORE", "AFTER"):

@@ -107,3 +107,16 @@ def check_text(field: str, value: str, *, limit: int, multiline: bool = False) -
     if len(value) > limit:
         raise InvalidParams(f"'{field}' is longer than {limit} characters.", field=field)
     return value
+
+
+def holds_hidden(value: object, keep: str = "") -> bool:
+    """Whether any text in ``value`` - a string, or the keys and strings anywhere in JSON data -
+    holds a hidden character. Walked, not dumped: JSON would write a control character as
+    ``\\u001b``, which no longer looks hidden."""
+    if isinstance(value, str):
+        return has_hidden(value, keep)
+    if isinstance(value, dict):
+        return any(holds_hidden(k, keep) or holds_hidden(v, keep) for k, v in value.items())
+    if isinstance(value, list | tuple):
+        return any(holds_hidden(item, keep) for item in value)
+    return False
