@@ -101,7 +101,8 @@ def test_an_all_day_event_and_the_text_views() -> None:
     upcoming = cli("calendar", "upcoming", "--days", "3")
     assert upcoming.exit_code == 0
     assert "Holiday" in upcoming.stdout and "(all day)" in upcoming.stdout
-    assert "Call Marta" in upcoming.stdout and "2 upcoming, Europe/Rome" in upcoming.stdout
+    assert "Call Marta" in upcoming.stdout and "2 events upcoming until" in upcoming.stdout
+    assert "times in Europe/Rome" in upcoming.stdout
     listed = cli("calendar", "list")
     assert listed.exit_code == 0 and "Call Marta" in listed.stdout
 

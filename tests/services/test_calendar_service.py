@@ -142,6 +142,7 @@ def test_query_events_in_a_range_with_a_whole_last_day(calendar: CalendarService
     assert result["window"] == {
         "from": "2026-03-01T00:00:00+01:00",
         "to": "2026-03-08T00:00:00+01:00",
+        "timezone": "Europe/Rome",
     }
 
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from datetime import date, datetime, timedelta
 from typing import Any
+from zoneinfo import ZoneInfo
 
 from rich.table import Table
 from rich.text import Text
@@ -26,8 +27,8 @@ def show_calendars(calendars: list[dict[str, Any]]) -> None:
     out.print(table)
 
 
-def show_events(events: list[dict[str, Any]], *, local: bool = True) -> None:
-    """A table of events; times in the local zone unless ``local`` is off (then as given)."""
+def show_events(events: list[dict[str, Any]], zone: str | None) -> None:
+    """A table of events, times in ``zone`` (as given when the answer names none)."""
     rows = []
     for event in events:
         title = Text(event["title"])
@@ -35,7 +36,7 @@ def show_events(events: list[dict[str, Any]], *, local: bool = True) -> None:
             title.append(" ↻", style="cyan")
         rows.append(
             (
-                when(event["startAt"], event["endAt"], local=local),
+                when(event["startAt"], event["endAt"], zone),
                 title,
                 Text(event.get("calendarName", "")),
                 Text(event.get("location") or ""),
@@ -46,23 +47,35 @@ def show_events(events: list[dict[str, Any]], *, local: bool = True) -> None:
 
 
 def show_window(result: dict[str, Any]) -> None:
-    """``calendar list``: the events of the range, then the range itself."""
-    show_events(result["events"])
+    """``calendar list``: the events of the range, then the range and the zone of its times."""
     window = result["window"]
-    out.print(f"[dim]{result['count']} event(s) from {window['from']} to {window['to']}[/]")
+    show_events(result["events"], window.get("timezone"))
+    counted = _counted(result["count"], "event")
+    out.print(f"[dim]{counted} from {window['from']} to {window['to']}{_zone_note(window)}[/]")
 
 
 def show_upcoming(result: dict[str, Any]) -> None:
     """Seed 000's view: times in the zone asked for, as the result gives them."""
-    show_events(result["events"], local=False)
     window = result["window"]
-    out.print(f"[dim]{result['count']} upcoming, {window['timezone']}, until {window['to']}[/]")
+    show_events(result["events"], window.get("timezone"))
+    counted = _counted(result["count"], "event")
+    out.print(f"[dim]{counted} upcoming until {window['to']}{_zone_note(window)}[/]")
+
+
+def _zone_note(window: dict[str, Any]) -> str:
+    """Every view says the zone of its times the same way: ``; times in Europe/Rome``."""
+    zone = window.get("timezone")
+    return f"; times in {zone}" if zone else ""
+
+
+def _counted(n: int, noun: str) -> str:
+    return f"{n} {noun}" if n == 1 else f"{n} {noun}s"
 
 
 def show_event(event: dict[str, Any]) -> None:
     rows = [
         ("Title", event["title"]),
-        ("When", when(event["startAt"], event["endAt"], local=False).plain),
+        ("When", when(event["startAt"], event["endAt"], None).plain),
         ("Zone", event.get("timezone") or ("all day" if event["allDay"] else "-")),
         ("Calendar", event["calendarName"]),
         ("Repeats", event.get("recurrence") or "-"),
@@ -80,15 +93,16 @@ def show_event(event: dict[str, Any]) -> None:
     out.print(table)
 
 
-def when(start_text: str, end_text: str, *, local: bool = True) -> Text:
-    """``2026-03-02 Mon 09:00-10:00``; all-day ``2026-03-02 Mon (all day)``, several days
-    ``2026-03-07 Sat - 03-08 Sun (all day)`` (the stored end is exclusive)."""
+def when(start_text: str, end_text: str, zone: str | None) -> Text:
+    """``2026-03-02 Mon 09:00-10:00`` in ``zone`` (as given when None); all-day
+    ``2026-03-02 Mon (all day)``, several days ``2026-03-07 Sat - 03-08 Sun (all day)`` (the
+    stored end is exclusive)."""
     start, end = parse_date_or_datetime(start_text), parse_date_or_datetime(end_text)
     if not isinstance(start, datetime) or not isinstance(end, datetime):
         last = end - timedelta(days=1) if isinstance(end, date) else end
         span = "" if last <= start else f" - {last:%m-%d %a}"
         return Text(f"{start:%Y-%m-%d %a}{span} (all day)")
-    if local:
-        start, end = start.astimezone(), end.astimezone()
+    if zone is not None:
+        start, end = start.astimezone(ZoneInfo(zone)), end.astimezone(ZoneInfo(zone))
     finish = f"{end:%H:%M}" if end.date() == start.date() else f"{end:%m-%d %H:%M}"
     return Text(f"{start:%Y-%m-%d %a %H:%M}-{finish}")

@@ -18,9 +18,9 @@ import re
 from datetime import UTC, date, datetime
 from typing import Annotated, Any
 
-from pydantic import BaseModel, BeforeValidator, ConfigDict
+from pydantic import AfterValidator, BaseModel, BeforeValidator, ConfigDict
 
-from fruitctl.domain.dates import canonical_moment, instant
+from fruitctl.domain.dates import canonical_moment, instant, spelled
 from fruitctl.domain.errors import InvalidParams
 from fruitctl.domain.recurrence import ALLOWED, parts_of, rule_problem
 
@@ -35,6 +35,10 @@ def _wire_moment(value: Any) -> str:
         return canonical_moment(value)
     except InvalidParams as exc:
         raise ValueError(exc.message) from exc
+
+
+def _spelled(name: str | None) -> str | None:
+    return None if name is None else spelled(name)
 
 
 # A date (all-day) or a date-time with its offset, held as canonical wire text.
@@ -71,8 +75,9 @@ class Event(BaseModel):
     url: str | None = None
     recurrence: str | None = None
     """The series' RRULE (without the ``RRULE:`` prefix), on the series and on each occurrence."""
-    timezone: str | None = None
-    """The IANA zone the event was written in; ``None`` for all-day and floating events."""
+    timezone: Annotated[str | None, AfterValidator(_spelled)] = None
+    """The IANA zone the event was written in (UTC spelled ``UTC``, whatever alias a server
+    wrote); ``None`` for all-day and floating events."""
     seriesId: str | None = None
     occurrence: str | None = None
     creationDate: WireMoment | None = None

@@ -27,6 +27,14 @@ _DATE_TIME = re.compile(
 )
 EXAMPLE = "2024-01-15T10:00:00-05:00"
 
+# The tz database's other names for UTC. A host's /etc/localtime often points at Etc/UTC while
+# TZ=UTC says UTC: one zone must read the same in every view (tables, JSON, MCP), so all of
+# them are spelled "UTC". Every other zone keeps the IANA name it was given.
+UTC_NAME = "UTC"
+_UTC_ALIASES = frozenset(
+    {"UTC", "Etc/UTC", "Etc/UCT", "UCT", "Etc/Universal", "Universal", "Etc/Zulu", "Zulu"}
+)
+
 
 def invalid_date(value: object) -> InvalidParams:
     return InvalidParams(
@@ -34,12 +42,18 @@ def invalid_date(value: object) -> InvalidParams:
     )
 
 
+def spelled(name: str) -> str:
+    """The one spelling of a zone's name in answers: ``UTC`` for each of its aliases."""
+    return UTC_NAME if name in _UTC_ALIASES else name
+
+
 def zone(name: str, field: str = "timezone") -> ZoneInfo:
-    """The IANA zone called ``name``, or ``InvalidParams`` naming ``field``."""
+    """The IANA zone called ``name`` (UTC under one name, ``spelled``), or ``InvalidParams``
+    naming ``field``."""
     try:
         if not name or name != name.strip() or name.startswith(("/", ".")):
             raise ValueError(name)
-        return ZoneInfo(name)
+        return ZoneInfo(spelled(name))
     except (ZoneInfoNotFoundError, ValueError) as exc:
         raise InvalidParams(
             f"Unknown time zone '{name}' for '{field}'. Use an IANA name like 'Europe/Rome'.",
@@ -49,7 +63,7 @@ def zone(name: str, field: str = "timezone") -> ZoneInfo:
 
 def host_timezone() -> str:
     """The IANA name of the host's zone: ``$TZ`` when it names one, else the target of
-    /etc/localtime; "UTC" when neither tells (a bare container)."""
+    /etc/localtime; "UTC" when neither tells (a bare container), or for any of its aliases."""
     candidates = [os.environ.get("TZ", "").lstrip(":")]
     try:
         target = str(Path("/etc/localtime").resolve())
@@ -62,7 +76,7 @@ def host_timezone() -> str:
                 return zone(name).key
         except InvalidParams:
             continue
-    return "UTC"
+    return UTC_NAME
 
 
 _configured: ZoneInfo | None = None
@@ -91,8 +105,9 @@ def now() -> datetime:
     return datetime.now(wire_zone()).replace(microsecond=0)
 
 
-def parse_datetime(text: str) -> datetime:
-    """An aware date-time from ISO 8601 text; a naive one is taken in the host zone."""
+def parse_datetime(text: str, wall: ZoneInfo | None = None) -> datetime:
+    """An aware date-time from ISO 8601 text; a naive one is a wall time in ``wall`` (the zone
+    a person named beside it), else in the person's zone."""
     if not isinstance(text, str) or not _DATE_TIME.match(text.strip()):
         raise invalid_date(text)
     try:
@@ -100,18 +115,18 @@ def parse_datetime(text: str) -> datetime:
     except ValueError as exc:
         raise invalid_date(text) from exc
     if value.tzinfo is None:
-        value = value.replace(tzinfo=wire_zone())
+        value = value.replace(tzinfo=wall or wire_zone())
     return value.replace(microsecond=0)
 
 
-def parse_date_or_datetime(text: str) -> DateOrDateTime:
-    """A ``date`` for ``YYYY-MM-DD``, otherwise an aware ``datetime``."""
+def parse_date_or_datetime(text: str, wall: ZoneInfo | None = None) -> DateOrDateTime:
+    """A ``date`` for ``YYYY-MM-DD``, otherwise an aware ``datetime`` (naive: in ``wall``)."""
     if isinstance(text, str) and _DATE_ONLY.match(text.strip()):
         try:
             return date.fromisoformat(text.strip())
         except ValueError as exc:
             raise invalid_date(text) from exc
-    return parse_datetime(text)
+    return parse_datetime(text, wall)
 
 
 def format_datetime(value: datetime) -> str:

@@ -63,7 +63,11 @@ class CalendarService:
         found = self.backend.events(asked)
         start, end = asked.start, asked.end
         return {
-            "window": {"from": format_datetime(start), "to": format_datetime(end)},
+            "window": {
+                "from": format_datetime(start),
+                "to": format_datetime(end),
+                "timezone": wire_zone().key,  # the zone of the window, and of a person's view
+            },
             "events": [e.to_wire() for e in found],
             "count": len(found),
         }

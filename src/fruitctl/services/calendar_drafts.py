@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from datetime import date, datetime, time, timedelta
 from typing import Any
+from zoneinfo import ZoneInfo
 
 from fruitctl.domain.calendar import LOCATION_MAX, check_rrule
 from fruitctl.domain.dates import parse_date_or_datetime, wire_zone, zone
@@ -16,10 +17,11 @@ URL_MAX = 2_048
 Moment = date | datetime
 
 
-def moment(text: str, field: str) -> Moment:
-    """A date or aware date-time from wire text, the error naming ``field``."""
+def moment(text: str, field: str, wall: ZoneInfo | None = None) -> Moment:
+    """A date or aware date-time from wire text, the error naming ``field``; an offset-less
+    time is a wall time in ``wall`` (the zone named beside it), else in the person's zone."""
     try:
-        return parse_date_or_datetime(text)
+        return parse_date_or_datetime(text, wall)
     except InvalidParams as exc:
         raise InvalidParams(f"'{field}': {exc.message}", field=field) from exc
 
@@ -35,8 +37,9 @@ def bound(text: str, field: str, *, end_of_day: bool = False) -> datetime:
 
 def draft_of(request: inputs.CreateEvent) -> dict[str, Any]:
     """The fields of a ``NewEvent`` (all but the calendar), every one checked."""
-    start = moment(request.startAt, "startAt")
-    end = moment(request.endAt, "endAt") if request.endAt is not None else None
+    wall = _wall(request.timezone)
+    start = moment(request.startAt, "startAt", wall)
+    end = moment(request.endAt, "endAt", wall) if request.endAt is not None else None
     if request.allDay:
         start, end = _day(start), None if end is None else _day(end)
     if end is None:
@@ -57,11 +60,17 @@ def draft_of(request: inputs.CreateEvent) -> dict[str, Any]:
 def changes_of(request: inputs.UpdateEvent) -> dict[str, Any]:
     """``EventChanges`` from the fields given (``null`` clears where that means something)."""
     changes: dict[str, Any] = {}
+    wall = _wall(request.timezone)
     for name in sorted(request.model_fields_set - {"id", "occurrence", "scope", "calendar"}):
         value = getattr(request, name)
         if value is None and name not in _CLEARABLE:
             raise InvalidParams(f"'{name}' cannot be null.", field=name)
-        changes[name] = None if value is None else _CHECKS[name](value)
+        if value is None:
+            changes[name] = None
+        elif name in _MOMENTS:
+            changes[name] = moment(value, name, wall)
+        else:
+            changes[name] = _CHECKS[name](value)
     if "startAt" in changes and "endAt" in changes:
         check_order(changes["startAt"], changes["endAt"])
     return changes
@@ -83,6 +92,12 @@ def preview(notes: str | None, chars: int) -> str | None:
         return None
     flat = " ".join(notes.split())
     return flat if len(flat) <= chars else flat[: chars - 1].rstrip() + "…"
+
+
+def _wall(timezone: str | None) -> ZoneInfo | None:
+    """The zone an offset-less start or end is read in: the one the event is to keep (a person
+    writing ``--start 17:00 --timezone Europe/Rome`` means 17:00 in Rome, wherever this runs)."""
+    return None if timezone is None else zone(timezone)
 
 
 def _day(value: Moment) -> date:
@@ -109,12 +124,11 @@ def _text(field: str, value: str | None, limit: int, *, multiline: bool = False)
 
 _CHECKS: dict[str, Any] = {
     "title": check_title,
-    "startAt": lambda v: moment(v, "startAt"),
-    "endAt": lambda v: moment(v, "endAt"),
     "timezone": lambda v: zone(v).key,
     "location": lambda v: _text("location", v, LOCATION_MAX),
     "notes": lambda v: _text("notes", v, NOTES_MAX, multiline=True),
     "url": lambda v: _text("url", v, URL_MAX),
     "recurrence": check_rrule,
 }
+_MOMENTS = frozenset({"startAt", "endAt"})
 _CLEARABLE = frozenset({"location", "notes", "url", "recurrence"})

@@ -88,12 +88,11 @@ Lists = list[ReminderList]
 
 # -- calendars --------------------------------------------------------------------------------
 
-Window = TypedDict("Window", {"from": str, "to": str})
 ZonedWindow = TypedDict("ZonedWindow", {"from": str, "to": str, "timezone": str})
 
 
 class Events(TypedDict):
-    window: Window
+    window: ZonedWindow
     events: list[Event]
     count: int
 
