@@ -193,10 +193,27 @@ class HttpConfig(Section):
     )
 
 
+def _caldav_url(url: str) -> str:
+    """An http(s) URL with a host, or a message naming the fix: without a scheme the HTTP client
+    would only say 'MissingSchema' when the server is first asked."""
+    if not url:
+        return url
+    scheme, sep, rest = url.partition("://")
+    if not sep:
+        raise ValueError(f"a URL needs its scheme: write 'https://{url.lstrip('/')}'")
+    if scheme.lower() not in ("http", "https") or not rest.split("/", 1)[0]:
+        raise ValueError("use an https:// URL with a host, like 'https://caldav.example.com/dav'")
+    return url
+
+
 class CaldavConfig(Section):
     """A CalDAV account (Nextcloud, Fastmail, Radicale, iCloud...) for ``backend = "caldav"``."""
 
-    url: str = Field("", description="The account's CalDAV URL (its principal or calendar home).")
+    url: Annotated[str, AfterValidator(_caldav_url)] = Field(
+        "",
+        description="The account's CalDAV URL (its principal or calendar home), with its "
+        "scheme: https://cloud.example.com/remote.php/dav/.",
+    )
     username: str = Field("", description="The account's user name.")
     password: SecretStr | None = Field(
         None,

@@ -216,6 +216,11 @@ def set_meta(conn: Connection, key: str, value: str) -> None:
     )
 
 
+def clear_meta(conn: Connection) -> None:
+    """Forget everything the mirror noted about its account."""
+    conn.execute(delete(meta))
+
+
 def _stored(rows: Iterable[Any]) -> list[Stored]:
     return [
         Stored(

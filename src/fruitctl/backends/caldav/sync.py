@@ -199,11 +199,17 @@ class Mirror:
         return report
 
     def _claim_account(self) -> None:
-        """A mirror belongs to one account: pointed at another, it starts over."""
+        """A mirror belongs to one account (its URL and user): pointed at another, it starts
+        over cold - its rows, lists and calendars, and its freshness go with the old account,
+        so the first read syncs with the new one (or fails saying why) rather than answer
+        from an empty mirror as if that were the account's data."""
         account = f"{self.dav.account.url} {self.dav.account.username}"
         with self.writer.begin() as conn:
             if state.get_meta(conn, "account") not in (None, account):
                 self._forget(conn, state.known_collections(conn))
+                for kind in self.kinds.values():
+                    kind.containers(conn, [])
+                state.clear_meta(conn)  # when it synced, what it made, the default chosen
             state.set_meta(conn, "account", account)
             synced = state.get_meta(conn, "synced_at")
             self.created = set(json.loads(state.get_meta(conn, "created") or "[]"))

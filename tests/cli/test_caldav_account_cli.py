@@ -1,0 +1,90 @@
+"""CalDAV honesty, through the CLI on a real Radicale: a changed ``[caldav] url`` never shows an
+empty mirror as the account's data, a URL without its scheme is a config error naming the fix."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+from caldav_server import Account, Radicale, free_port, vtodo
+from typer.testing import CliRunner
+
+from fruitctl.cli.app import app
+
+runner = CliRunner()
+HOUR = 3600  # a staleness bound no test outlives: only the URL change can make a read sync
+
+
+def point_at(home: Path, url: str, account: Account, monkeypatch: pytest.MonkeyPatch) -> None:
+    """This home's reminders and calendars on ``url`` as ``account``, in this process."""
+    home.mkdir(exist_ok=True)
+    (home / "config.toml").write_text(
+        '[reminders]\nbackend = "caldav"\n[calendar]\nbackend = "caldav"\n'
+        f'[caldav]\nurl = "{url}"\nusername = "{account.username}"\n'
+        f"staleness_seconds = {HOUR}\n"
+    )
+    monkeypatch.setenv("FRUITCTL_CALDAV_PASSWORD", account.password)
+    monkeypatch.setenv("FRUITCTL_IN_PROCESS", "1")
+
+
+def cli_json(*args: str) -> Any:
+    result = runner.invoke(app, [*args, "--json"])
+    assert result.exit_code == 0, result.output
+    return json.loads(result.stdout)
+
+
+def _seen() -> tuple[list[str], list[str]]:
+    lists = [entry["name"] for entry in cli_json("lists")]
+    titles = sorted(r["title"] for r in cli_json("reminders", "list", "--all"))
+    return lists, titles
+
+
+def test_a_changed_url_syncs_the_new_account_before_answering(
+    home: Path, radicale: Radicale, caldav_account: Account, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    first = caldav_account
+    first.put(first.made[0] + "a.ics", vtodo("a", "SUMMARY:kept by the first account"))
+    other = radicale.add_account()
+    tasks = other.make_calendar("Tasks", ["VTODO"])
+    other.put(tasks + "b.ics", vtodo("b", "SUMMARY:kept by the other account"))
+    point_at(home, first.home, first, monkeypatch)
+    assert _seen() == (["Reminders"], ["kept by the first account"])
+    point_at(home, other.home, other, monkeypatch)  # within the hour the mirror is fresh for
+    assert _seen() == (["Tasks"], ["kept by the other account"])
+    point_at(home, first.home, first, monkeypatch)
+    assert _seen() == (["Reminders"], ["kept by the first account"])
+
+
+def test_a_changed_url_that_cannot_be_reached_says_so(
+    home: Path, caldav_account: Account, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    caldav_account.put(caldav_account.made[0] + "a.ics", vtodo("a", "SUMMARY:mine"))
+    point_at(home, caldav_account.home, caldav_account, monkeypatch)
+    assert _seen() == (["Reminders"], ["mine"])
+    nowhere = f"http://127.0.0.1:{free_port()}/dav/"
+    point_at(home, nowhere, caldav_account, monkeypatch)
+    for command in (["lists"], ["reminders", "list", "--all"], ["calendars"]):
+        refused = runner.invoke(app, [*command, "--json"])
+        assert refused.exit_code == 9, refused.output  # backend_unavailable, not an empty list
+        assert json.loads(refused.stdout)["error"]["code"] == "backend_unavailable"
+
+
+@pytest.mark.parametrize(
+    ("url", "fix"),
+    [
+        ("caldav.example.com/dav", "https://caldav.example.com/dav"),
+        ("ftp://caldav.example.com/dav", "https://caldav.example.com/dav"),
+        ("https:///dav", "https://caldav.example.com/dav"),
+    ],
+)
+def test_a_url_without_its_scheme_is_a_config_error_naming_the_fix(
+    home: Path, caldav_account: Account, monkeypatch: pytest.MonkeyPatch, url: str, fix: str
+) -> None:
+    point_at(home, url, caldav_account, monkeypatch)
+    refused = runner.invoke(app, ["lists", "--json"])
+    assert refused.exit_code == 78, refused.output
+    error = json.loads(refused.stdout)["error"]
+    assert error["code"] == "config_error"
+    assert "caldav.url" in error["message"] and f"'{fix}'" in error["message"]
