@@ -50,8 +50,8 @@ def stats_command(
     since: Annotated[str, typer.Option(help="How far back: 30m, 24h, 7d.")] = "24h",
     as_json: JsonOption = False,
 ) -> None:
-    """Per tool: calls executed, proposed, approved, blocked and failed, the error rate (failed
-    calls only) and p50/p95 latency."""
+    """Per tool: calls executed, proposed, approved, blocked, rejected (input refused before
+    anything ran) and failed, the error rate (failed calls only) and p50/p95 latency."""
     run(as_json, lambda: client(as_json).stats(_seconds(since)), _show_stats)
 
 

@@ -15,6 +15,7 @@ import anyio
 import typer
 
 from fruitctl.cli.app import services
+from fruitctl.cli.mcp_config import CLIENTS
 from fruitctl.daemon.lifecycle import RuntimeFiles
 from fruitctl.transports.mcp_route import MAC, choose
 
@@ -32,9 +33,24 @@ def mcp_command(
     ] = False,
     host: Annotated[str, typer.Option(help="HTTP address (loopback by default).")] = "127.0.0.1",
     port: Annotated[int, typer.Option(help="HTTP port; 0 picks a free one.")] = 8766,
+    print_config: Annotated[
+        str | None,
+        typer.Option(
+            "--print-config",
+            metavar="CLIENT",
+            help="Print the block that makes CLIENT (claude-desktop, claude-code, cursor, codex) "
+            "start this fruitctl, with this machine's paths, and say where it goes.",
+        ),
+    ] = None,
 ) -> None:
     """Serve fruitctl's tools to an MCP client (Claude Desktop, Claude Code, Codex, Cursor).
     When fruitctl's daemon runs, the tools run there."""
+    if print_config is not None:
+        if print_config not in CLIENTS:
+            known = ", ".join(CLIENTS)
+            raise typer.BadParameter(f"'{print_config}' is not one of {known}.")
+        _print_config(print_config)
+        return
     app = services(False, daemon=False)  # the daemon, if any, is reached below, as MCP's
     tools = front(app)
     try:
@@ -42,6 +58,14 @@ def mcp_command(
     finally:
         if tools is not None:
             tools.close()
+
+
+def _print_config(client: str) -> None:
+    """The block on stdout (to paste or pipe), where it goes on stderr."""
+    from fruitctl.cli.mcp_config import block, launch, where
+
+    print(block(client, launch()))
+    print(where(client), file=sys.stderr)
 
 
 def _serve(app: App, tools: McpTools | None, http: bool, host: str, port: int) -> None:
