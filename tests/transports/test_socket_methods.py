@@ -17,8 +17,8 @@ from typer.testing import CliRunner
 
 from fruitctl import __version__
 from fruitctl.cli.app import app
+from fruitctl.domain import error_table
 from fruitctl.tools.catalog import all_tools
-from fruitctl.transports.rpc.jsonrpc import JSONRPC_CODES
 from fruitctl.transports.rpc.methods import alias_of
 
 runner = CliRunner()
@@ -59,7 +59,7 @@ def rpc(daemon: Daemon) -> Iterator[Raw]:
 def assert_error(error: dict[str, Any], code: str) -> None:
     assert error["code"] == code
     assert isinstance(error["message"], str) and error["message"]
-    assert error["data"]["jsonrpcCode"] == JSONRPC_CODES[code]
+    assert error["data"]["jsonrpcCode"] == error_table.row_of(code).jsonrpc
 
 
 # -- system --------------------------------------------------------------------------------------
@@ -186,9 +186,9 @@ def test_tools_list_is_the_registry_with_aliases(rpc: Raw) -> None:
 def test_tools_call_returns_the_output_itself(rpc: Raw) -> None:
     lists = rpc.result("tools.call", {"name": "get_lists", "arguments": {}})
     assert [lst["name"] for lst in lists][:2] == [
-        "Inbox",
         "Reminders",
-    ]  # demo made Inbox the default
+        "Work",
+    ]  # demo's inbox is the store's default list
     assert rpc.result("reminders.get_lists") == lists
 
 
@@ -284,7 +284,7 @@ def test_an_agents_write_fails_fast_item_by_item(rpc: Raw) -> None:
         {
             "index": 1,
             "error": "No list found with name: 'Nowhere'. "
-            "Available lists: Inbox, Reminders, Work, Personal, Errands.",
+            "Available lists: Reminders, Work, Personal, Errands.",
         }
     ]
     assert pending["summary"] == "Create 1 reminder in Errands: 'Post the letter'"

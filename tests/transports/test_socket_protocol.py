@@ -16,7 +16,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from socket_daemon import Daemon, Raw, answers, running, short_home
 
-from fruitctl.transports.rpc.jsonrpc import JSONRPC_CODES
+from fruitctl.domain import error_table
 
 MIB = 1_048_576
 PING = {"jsonrpc": "2.0", "id": "after", "method": "system.ping"}
@@ -41,7 +41,7 @@ def still_usable(rpc: Raw) -> None:
 def error_of(answer: dict[str, Any], code: str, request_id: Any = None) -> None:
     assert answer["jsonrpc"] == "2.0" and answer["id"] == request_id
     assert answer["error"]["code"] == code
-    assert answer["error"]["data"]["jsonrpcCode"] == JSONRPC_CODES[code]
+    assert answer["error"]["data"]["jsonrpcCode"] == error_table.row_of(code).jsonrpc
 
 
 @pytest.mark.parametrize(

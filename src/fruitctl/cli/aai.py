@@ -7,9 +7,10 @@ from typing import Annotated, Any
 
 import typer
 
-from fruitctl.bootstrap import CLI_ACTOR
+from fruitctl.bootstrap import CLI_ACTOR, App
 from fruitctl.cli.app import JsonOption, services
-from fruitctl.cli.output import EXIT_CODES, emit_json, out, reporting
+from fruitctl.cli.output import emit_json, out, reporting
+from fruitctl.domain import error_table
 from fruitctl.transports import aai
 
 aai_app = typer.Typer(
@@ -50,14 +51,18 @@ def call_command(
     """Send one AAI envelope (to the daemon when one runs) and print the answer."""
     app = services(False)
     with reporting(False):
-        if app.remote is not None:
-            app.remote.identify(CLI_ACTOR)
-            answer: dict[str, Any] = json.loads(
-                app.remote.rpc.exchange(envelope.replace("\n", " "))
-            )
-        else:
-            answer = aai.answer_text(app.gateway, envelope, CLI_ACTOR)
+        # No envelope is answered here, in AAI, as the daemon words it: sent on, it would be
+        # read in the JSON-RPC this CLI spoke to identify itself.
+        answer = aai.refusal(envelope) or _answered(app, envelope)
     emit_json(answer)
     if answer.get("status") != "success":
-        code = str((answer.get("error") or {}).get("code", "internal_error")).lower()
-        raise typer.Exit(EXIT_CODES.get(code, 1))
+        name = str((answer.get("error") or {}).get("code", ""))
+        raise typer.Exit(error_table.exit_status(error_table.from_aai(name)))
+
+
+def _answered(app: App, envelope: str) -> dict[str, Any]:
+    if app.remote is None:
+        return aai.answer_text(app.gateway, envelope, CLI_ACTOR)
+    app.remote.identify(CLI_ACTOR)
+    answer: dict[str, Any] = json.loads(app.remote.rpc.exchange(envelope.replace("\n", " ")))
+    return answer

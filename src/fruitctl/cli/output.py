@@ -1,7 +1,8 @@
 """How the CLI speaks: results as aligned text or exact JSON, errors as one line and an exit code.
 
-Exit codes are stable, for scripts: ``EXIT_CODES`` gives each error code its exit status and
-``EXIT_MEANINGS`` says what each status means (``--help`` and the README list them).
+Exit codes are stable, for scripts: the one table of error codes (``domain.error_table``) gives
+each code its exit status, and ``EXIT_MEANINGS`` says what each status means (``--help`` and the
+README list them).
 """
 
 from __future__ import annotations
@@ -18,33 +19,13 @@ from rich.console import Console
 from rich.text import Text
 
 from fruitctl.config import ConfigError
+from fruitctl.domain import error_table
 from fruitctl.domain.errors import FruitctlError
 from fruitctl.domain.text import code_point, is_hidden
 from fruitctl.startup import CANNOT_START, StartupError
 
-EXIT_CODES: dict[str, int] = {
-    "invalid_params": 2,
-    "parse_error": 2,
-    "invalid_request": 2,
-    "method_not_found": 2,
-    "not_found": 3,
-    "proposal_not_found": 3,
-    "conflict": 4,
-    "permission_denied": 5,
-    "list_not_allowed": 5,
-    "calendar_not_allowed": 5,
-    "mode_forbidden": 5,
-    "approval_required": 6,
-    "rate_limited": 7,
-    "timeout": 8,
-    "backend_unavailable": 9,
-    "unsupported": 10,
-    "proposal_expired": 11,
-    "execution_failed": 12,
-    "outcome_unknown": 14,
-    "internal_error": 70,
-    "storage_fault": 78,  # a file of fruitctl's the person must see to, like its configuration
-}
+EXIT_CODES: dict[str, int] = {row.code: row.exit for row in error_table.TABLE}
+"""Each error code's exit status, as the one table of codes gives it (``domain.error_table``)."""
 PARTIAL_FAILURE = 1
 CONFIG_ERROR = 78
 EXIT_MEANINGS: dict[int, str] = {
@@ -151,7 +132,7 @@ def fail(
         emit_json({"error": body})
     else:
         err.print(f"[bold red]error:[/] {_escape(message)}")
-    raise typer.Exit(EXIT_CODES.get(code, 1))
+    raise typer.Exit(error_table.exit_status(code))
 
 
 @contextmanager

@@ -2,9 +2,9 @@
 
 Request ``{"version": "1.0", "tool", "params", "request_id"}``; answer
 ``{"version", "request_id", "status": "success", "result"}`` or ``{"status": "error", "error":
-{"code", "message", "retryable"}}`` with the canonical code in upper snake case
-(``LIST_NOT_ALLOWED``). A line that is not JSON, or an envelope missing a field, is
-``INVALID_REQUEST``. Tools are the registry's, called through the gateway like everywhere
+{"code", "message", "retryable"}}`` with the table's AAI name of the code (upper snake case,
+``LIST_NOT_ALLOWED``; ``domain.error_table``). A line that is not JSON, or an envelope missing a
+field, is ``INVALID_REQUEST``. Tools are the registry's, called through the gateway like everywhere
 (``Gateway.answer`` on the socket).
 
 The descriptor is generated from the registry: every tool's input schema as ``parameters``, and a
@@ -23,11 +23,19 @@ from pathlib import Path
 from typing import Any
 
 from fruitctl import __version__
-from fruitctl.domain.errors import FruitctlError, InternalError, InvalidParams, InvalidRequest
+from fruitctl.domain import error_table
+from fruitctl.domain.errors import (
+    FruitctlError,
+    InternalError,
+    InvalidParams,
+    InvalidRequest,
+    ParseError,
+)
 from fruitctl.gateway import Gateway
 from fruitctl.policy.decision import Actor
 from fruitctl.private import make_dirs, write_private
 from fruitctl.tools.model import Tool
+from fruitctl.transports import strict_json
 from fruitctl.transports.rpc.jsonrpc import Session
 from fruitctl.transports.rpc.methods import invoke, output
 
@@ -95,20 +103,33 @@ def _failed(request_id: str | None, exc: Exception) -> dict[str, Any]:
 
 def answer_text(gateway: Gateway, text: str, actor: Actor) -> dict[str, Any]:
     """One envelope answered in this process (the CLI without a daemon)."""
+    refused = refusal(text)
+    if refused is not None:
+        return refused
+    tool, params, request_id = parse_request(strict_json.loads(text))
+    return _call(gateway, tool, params, request_id, lambda: actor)()
+
+
+def refusal(text: str) -> dict[str, Any] | None:
+    """The ``INVALID_REQUEST`` answer to ``text`` when it is no AAI envelope (not JSON, or a
+    field missing or wrong), worded as the socket words it; None when it is one. The CLI asks
+    before it sends: a daemon that heard it speak JSON-RPC would answer broken text in JSON-RPC."""
     try:
-        message = json.loads(text)
-    except ValueError as exc:
-        return failure(None, InvalidRequest(f"Invalid JSON: {exc}"))
+        message = strict_json.loads(text)
+    except ParseError as exc:
+        return failure(None, InvalidRequest(exc.message))
     try:
-        tool, params, request_id = parse_request(message)
+        parse_request(message)
     except FruitctlError as exc:
         return failure(_request_id(message), exc)
-    return _call(gateway, tool, params, request_id, lambda: actor)()
+    return None
 
 
 def parse_request(message: Any) -> tuple[str, dict[str, Any], str]:
     if not isinstance(message, dict):
         raise InvalidRequest("An AAI request is a JSON object.")
+    if "jsonrpc" in message:  # the socket would read it as JSON-RPC
+        raise InvalidRequest('An AAI request has no "jsonrpc" field.')
     version, tool = message.get("version"), message.get("tool")
     params, request_id = message.get("params", {}), message.get("request_id")
     if not isinstance(version, str) or not version.startswith("1."):
@@ -128,7 +149,7 @@ def success(request_id: str, result: Any) -> dict[str, Any]:
 
 def failure(request_id: str | None, error: FruitctlError) -> dict[str, Any]:
     body: dict[str, Any] = {
-        "code": error.code.upper(),
+        "code": error_table.row_of(error.code).aai,
         "message": error.message,
         "retryable": error.retryable,
     }

@@ -3,8 +3,9 @@
 The tool list is generated from the registry (names, titles, descriptions, input schemas,
 annotations), so MCP, the CLI and later front doors never drift apart. A tool's output comes
 back as JSON text plus ``structuredContent``; a failed call is ``isError`` with the seed's
-human message, so the model can read it and correct itself. A write that needs approval comes
-back as the pending proposal - not an error - with the command that approves it.
+human message, so the model can read it and correct itself (its canonical code in ``_meta``,
+for programs). A write that needs approval comes back as the pending proposal - not an error -
+with the command that approves it.
 """
 
 from __future__ import annotations
@@ -20,6 +21,7 @@ from mcp.server.lowlevel import Server
 from mcp.shared.exceptions import MCPError, NoBackChannelError
 
 from fruitctl import __version__
+from fruitctl.domain import error_table
 from fruitctl.domain.errors import FruitctlError
 from fruitctl.policy.decision import Actor, display_name
 from fruitctl.tools.model import ToolDefinition, ToolResult
@@ -34,7 +36,10 @@ INSTRUCTIONS = (
     "'proposalId': ...}: a person must approve it; poll get_proposal to learn what became of "
     "it. Dates are ISO 8601 with an offset, all in the person's zone."
 )
-METHOD_NOT_FOUND = -32601
+METHOD_NOT_FOUND = error_table.row_of("method_not_found").jsonrpc
+ERROR_META = "dev.fruitctl/error"
+"""Where a failed call's ``_meta`` carries the error's canonical code and whether a retry may
+work: the model reads the message, a program the code - the same code as at every other door."""
 ACTOR_KEY = "fruitctl.actor"
 """Where the HTTP guard leaves the agent the request's token names, in the request's ASGI scope."""
 STDIO_ACTOR = Actor("agent", "mcp:stdio")
@@ -192,7 +197,10 @@ def render(result: ToolResult) -> dict[str, Any]:
     without the model because the SDK validates every result against the protocol version
     anyway - answering with the model would walk a 40 KB answer once more on each call."""
     if not result.success:
-        return _failure(explained(result.error or "The call failed.", result.error_details))
+        failed = _failure(explained(result.error or "The call failed.", result.error_details))
+        code = error_table.row_of(result.error_code).code
+        failed["_meta"] = {ERROR_META: {"code": code, "retryable": error_table.retryable(code)}}
+        return failed
     structured = result.output if isinstance(result.output, dict) else {"result": result.output}
     return {
         "content": [{"type": "text", "text": _json_text(result.output)}],

@@ -20,6 +20,8 @@ from starlette.datastructures import Headers
 from starlette.responses import JSONResponse, Response
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
+from fruitctl.domain import error_table
+
 MAX_SESSIONS_PER_TOKEN = 16
 """An agent with a few MCP clients open, each reconnecting now and then; a flood is refused."""
 SESSION_IDLE_SECONDS = 300.0
@@ -79,7 +81,10 @@ class SessionQuota:
             f"This token has {self._per_token} MCP sessions open, its limit: end one (DELETE "
             "with its Mcp-Session-Id) or let one sit idle until it closes, then retry."
         )
-        body = {"jsonrpc": "2.0", "id": None, "error": {"code": -32000, "message": message}}
+        limited = error_table.row_of("rate_limited")  # numbered as at every other door
+        error = {"code": limited.jsonrpc, "message": message}
         return JSONResponse(
-            body, status_code=429, headers={"Retry-After": str(RETRY_AFTER_SECONDS)}
+            {"jsonrpc": "2.0", "id": None, "error": error},
+            status_code=limited.status,
+            headers={"Retry-After": str(RETRY_AFTER_SECONDS)},
         )

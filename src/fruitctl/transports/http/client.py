@@ -17,13 +17,13 @@ from urllib.parse import quote, urlsplit
 
 import httpx
 
+from fruitctl.domain import error_table
 from fruitctl.domain.errors import (
     BackendUnavailable,
     FruitctlError,
     InvalidParams,
     PermissionDenied,
     Timeout,
-    from_code,
 )
 
 DEFAULT_TIMEOUT_S = 600.0  # longer than any tool's own timeout: the gateway answers first
@@ -114,22 +114,28 @@ class ApiClient:
         )
 
     def _error(self, status: int, payload: Any) -> FruitctlError:
+        """The domain error an error body names, read through the one table of codes: the same
+        code, message and details the gateway raised, so this CLI exits as a local one."""
         error = payload.get("error") if isinstance(payload, dict) else None
         if not isinstance(error, dict):
             return BackendUnavailable(f"{self.url} answered HTTP {status} without an error.")
-        code = str(error.get("code", "")).lower()
+        name = str(error.get("code", ""))
         message = str(error.get("message", ""))
         details = error.get("details")
         extra: dict[str, Any] = details if isinstance(details, dict) else {}
-        if code == "unauthorized":
+        if name == error_table.HTTP_ONLY_BY_CODE["unauthorized"].wire:
             return PermissionDenied(
                 f"The gateway at {self.url} refused the token ({_reason(message)}). Ask the "
                 "person for a new one (fruitctl auth token on the gateway) and run: "
                 f"fruitctl auth login {self.url}"
             )
-        if code == "method_not_allowed":
-            code = "method_not_found"
-        return from_code(code, message, default=BackendUnavailable, **extra)
+        code = error_table.from_wire(name)
+        if code is None:  # not an error of a fruitctl gateway (a proxy's, another server's)
+            return BackendUnavailable(
+                f"{self.url} answered HTTP {status} with an error fruitctl does not know "
+                f"({name[:60] or 'no code'}): {message[:200]}"
+            )
+        return error_table.rebuilt(code, message, extra)
 
     def _unreachable(self, exc: httpx.HTTPError) -> str:
         tls = _tls_problem(exc)

@@ -1,11 +1,11 @@
 """Seed 003's error model on HTTP: ``{"error": {"code", "message", "retryable", "details"}}``.
 
-``error_response`` is the one place a canonical error code becomes an HTTP status and a wire
-code. Wire codes are the canonical ones in upper snake case (``LIST_NOT_ALLOWED``), except
-``invalid_params``, which seed 003 names ``VALIDATION_ERROR``. A few codes exist only at this
-door (``UNAUTHORIZED``, ``MISDIRECTED_REQUEST``, ``METHOD_NOT_ALLOWED``,
-``PAYLOAD_TOO_LARGE``, ``REQUEST_TIMEOUT``, ``SERVER_BUSY``) and have no canonical twin. No
-stack trace, token or internal detail ever reaches a body.
+``error_response`` is the one place an error code becomes an HTTP status and a wire name, both
+read from the one table (``domain.error_table``): canonical codes in upper snake case
+(``LIST_NOT_ALLOWED``) but ``invalid_params``, which seed 003 names ``VALIDATION_ERROR``, and
+the few refusals of this door's own (``UNAUTHORIZED``, ``PAYLOAD_TOO_LARGE`` ...), which the
+table's ``HTTP_ONLY`` rows list with the code a client reads them as. No stack trace, token or
+internal detail ever reaches a body.
 """
 
 from __future__ import annotations
@@ -14,40 +14,9 @@ from typing import Any
 
 from starlette.responses import JSONResponse
 
+from fruitctl.domain import error_table
 from fruitctl.domain.errors import FruitctlError
 
-STATUS: dict[str, int] = {
-    "invalid_params": 422,
-    "parse_error": 400,
-    "invalid_request": 400,
-    "not_found": 404,
-    "proposal_not_found": 404,
-    "method_not_found": 404,
-    "list_not_allowed": 403,
-    "calendar_not_allowed": 403,
-    "permission_denied": 403,
-    "approval_required": 403,
-    "mode_forbidden": 403,
-    "proposal_expired": 410,
-    "conflict": 409,
-    "rate_limited": 429,
-    "unsupported": 501,
-    "execution_failed": 502,
-    "backend_unavailable": 503,
-    "storage_fault": 507,  # Insufficient Storage: the server's own file cannot be used
-    "timeout": 504,
-    "outcome_unknown": 504,  # past its deadline, like timeout - but never retryable
-    "internal_error": 500,
-    # This door's own codes.
-    "unauthorized": 401,
-    "misdirected_request": 421,
-    "method_not_allowed": 405,
-    "payload_too_large": 413,
-    "request_timeout": 408,  # the client took too long to send its request
-    "server_busy": 503,  # every connection the server may hold has a request in flight
-}
-WIRE_NAMES = {"invalid_params": "VALIDATION_ERROR"}
-RETRYABLE = frozenset({"rate_limited", "timeout", "backend_unavailable", "server_busy"})
 CHALLENGE = 'Bearer realm="fruitctl"'
 
 
@@ -62,7 +31,8 @@ class HttpProblem(Exception):
 
 
 def wire_code(code: str) -> str:
-    return WIRE_NAMES.get(code, code.upper())
+    door = error_table.HTTP_ONLY_BY_CODE.get(code)
+    return door.wire if door is not None else error_table.row_of(code).wire
 
 
 def error_response(
@@ -73,7 +43,8 @@ def error_response(
     retryable: bool | None = None,
 ) -> JSONResponse:
     """The response for a canonical (or door-level) error code - the only such mapping here."""
-    code = code if code in STATUS else "internal_error"
+    if code not in error_table.HTTP_ONLY_BY_CODE:
+        code = error_table.row_of(code).code  # a code nobody knows: internal_error
     details = dict(details or {})
     headers: dict[str, str] = {}
     if code == "unauthorized":
@@ -84,10 +55,10 @@ def error_response(
     body = {
         "code": wire_code(code),
         "message": message,
-        "retryable": code in RETRYABLE if retryable is None else retryable,
+        "retryable": error_table.retryable(code) if retryable is None else retryable,
         "details": details,
     }
-    return JSONResponse({"error": body}, status_code=STATUS[code], headers=headers)
+    return JSONResponse({"error": body}, status_code=status_of(code), headers=headers)
 
 
 def from_exception(exc: FruitctlError | HttpProblem) -> JSONResponse:
@@ -96,4 +67,5 @@ def from_exception(exc: FruitctlError | HttpProblem) -> JSONResponse:
 
 
 def status_of(code: str) -> int:
-    return STATUS.get(code, 500)
+    door = error_table.HTTP_ONLY_BY_CODE.get(code)
+    return door.status if door is not None else error_table.row_of(code).status

@@ -14,7 +14,8 @@ import socket
 from pathlib import Path
 from typing import Any
 
-from fruitctl.domain.errors import BackendUnavailable, FruitctlError, InternalError, from_code
+from fruitctl.domain import error_table
+from fruitctl.domain.errors import BackendUnavailable, FruitctlError, InternalError
 from fruitctl.policy.decision import Actor
 
 DEFAULT_TIMEOUT_S = 600.0  # longer than any request timeout: the daemon answers first
@@ -105,13 +106,14 @@ def gone(what: str) -> BackendUnavailable:
 
 
 def as_error(error: Any) -> FruitctlError:
-    """A JSON-RPC error object back into the domain error it was (details from ``data``)."""
+    """A JSON-RPC error object back into the domain error it was (its code is the table's
+    canonical name; details from ``data``)."""
     if not isinstance(error, dict) or not isinstance(error.get("code"), str):
         return InternalError("The daemon sent an error this client cannot read.")
     raw = error.get("data")
     data: dict[str, Any] = raw if isinstance(raw, dict) else {}
-    details = {k: v for k, v in data.items() if k not in ("jsonrpcCode", "retryable", "default")}
-    return from_code(error["code"], str(error.get("message", "")), **details)
+    details = {k: v for k, v in data.items() if k not in ("jsonrpcCode", "retryable")}
+    return error_table.rebuilt(error["code"], str(error.get("message", "")), details)
 
 
 class DaemonClient:

@@ -6,7 +6,8 @@ answer from memory (``system.ping``) are answered inline, so the fast path pays 
 thread hop.
 
 Errors carry seed 000's string codes (``invalid_params``, ``permission_denied`` …) with the
-standard integer in ``data.jsonrpcCode`` for strict clients. A message never contains a stack
+JSON-RPC integer in ``data.jsonrpcCode`` for strict clients, both from the one table of codes
+(``domain.error_table``). A message never contains a stack
 trace: anything unexpected becomes ``internal_error`` with a fixed message, and only the exception's
 type reaches the log.
 """
@@ -22,6 +23,7 @@ from typing import Any, Protocol, cast
 
 import orjson
 
+from fruitctl.domain import error_table
 from fruitctl.domain.errors import (
     FruitctlError,
     InternalError,
@@ -36,31 +38,6 @@ from fruitctl.telemetry import EventLog
 from fruitctl.transports import strict_json
 from fruitctl.transports.rpc.budget import AnswerBudget, AnswerLimits
 
-# The standard codes, and a stable server-defined code (-32000 … -32099) for every other one.
-JSONRPC_CODES: dict[str, int] = {
-    "parse_error": -32700,
-    "invalid_request": -32600,
-    "method_not_found": -32601,
-    "invalid_params": -32602,
-    "internal_error": -32603,
-    "permission_denied": -32001,
-    "timeout": -32002,
-    "not_found": -32003,
-    "list_not_allowed": -32004,
-    "calendar_not_allowed": -32005,
-    "approval_required": -32006,
-    "proposal_not_found": -32007,
-    "proposal_expired": -32008,
-    "conflict": -32009,
-    "rate_limited": -32010,
-    "mode_forbidden": -32011,
-    "backend_unavailable": -32012,
-    "unsupported": -32013,
-    "execution_failed": -32014,
-    "outcome_unknown": -32015,
-    "storage_fault": -32016,
-}
-SERVER_ERROR = -32000
 MAX_BATCH = 1_000  # a 1 MiB batch of tiny requests must not turn into a 100 MiB answer
 ECHO_MAX = 100  # how much of a caller's method name an error message repeats
 
@@ -322,7 +299,7 @@ def encode(payload: Any, *, newline: bool = True) -> bytes:
 def error_object(error: FruitctlError) -> dict[str, Any]:
     """The one mapping from a domain error to a JSON-RPC error object."""
     data = dict(error.details)
-    data["jsonrpcCode"] = JSONRPC_CODES.get(error.code, SERVER_ERROR)
+    data["jsonrpcCode"] = error_table.row_of(error.code).jsonrpc
     data["retryable"] = error.retryable
     return {"code": error.code, "message": error.message, "data": data}
 
