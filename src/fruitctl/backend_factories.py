@@ -12,6 +12,7 @@ import weakref
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
+from urllib.parse import urlsplit
 
 from fruitctl.config import Config, ConfigError, WebConfig
 from fruitctl.domain.hosts import DomainRules
@@ -102,6 +103,16 @@ def _caldav(config: Config) -> RemindersBackend:
 
 PERSONAL_STORES = frozenset({"eventkit"})
 """Backends holding a person's own data, where ``fruitctl demo`` writes no sample."""
+
+
+def remote_account(config: Config) -> str | None:
+    """The host of the server the reminders or the calendar write to (a CalDAV account), where
+    ``fruitctl demo`` writes only when told; None when both stay on this machine."""
+    settings = config.settings
+    names = {backend_name(settings.reminders.backend), backend_name(settings.calendar.backend)}
+    if "caldav" not in names:
+        return None
+    return urlsplit(settings.caldav.url).hostname or settings.caldav.url
 
 
 def _require_eventkit(config: Config, section: str) -> None:

@@ -88,3 +88,21 @@ def test_a_url_without_its_scheme_is_a_config_error_naming_the_fix(
     error = json.loads(refused.stdout)["error"]
     assert error["code"] == "config_error"
     assert "caldav.url" in error["message"] and f"'{fix}'" in error["message"]
+
+
+def test_demo_refuses_a_remote_account_unless_told(
+    home: Path, caldav_account: Account, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    point_at(home, caldav_account.home, caldav_account, monkeypatch)
+    refused = runner.invoke(app, ["demo", "--json"])
+    assert refused.exit_code == 0, refused.output
+    result = json.loads(refused.stdout)
+    assert result["seeded"] is False and result["events"] == 0
+    assert "127.0.0.1" in result["reason"] and "--into-remote" in result["reason"]
+    assert caldav_account.members(caldav_account.made[0]) == []
+    assert caldav_account.members(caldav_account.made[1]) == []
+    shown = runner.invoke(app, ["demo"])
+    assert "No sample added" in shown.stdout and "--into-remote" in shown.stdout
+    told = runner.invoke(app, ["demo", "--into-remote", "--json"])
+    assert json.loads(told.stdout)["seeded"] is True
+    assert caldav_account.members(caldav_account.made[0]) != []

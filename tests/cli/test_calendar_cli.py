@@ -142,8 +142,11 @@ def test_demo_adds_a_week_of_events_once() -> None:
     titles = {e["title"] for e in upcoming}
     assert {"Team stand-up", "Weekly review", "Weekend in the hills"} <= titles
     assert any(e["allDay"] for e in upcoming)
+    # The store's own default calendar holds the personal sample: no empty one beside it.
     names = [c["name"] for c in cli_json("calendars")]
-    assert names == ["Calendar", "Work", "Personal"]
+    assert names == ["Calendar", "Work"]
+    week = cli_json("calendar", "list", "--limit", "1000")["events"]
+    assert {e["calendarName"] for e in week} == {"Calendar", "Work"}
     assert cli_json("demo")["events"] == 0
 
 

@@ -160,13 +160,14 @@ def test_a_server_out_of_reach_is_not_reported_as_authorized(
 
 
 def test_demo_on_a_caldav_account_adds_what_is_missing_once(on_caldav: Account) -> None:
-    first = runner.invoke(app, ["demo", "--json"])
+    first = runner.invoke(app, ["demo", "--into-remote", "--json"])
     assert first.exit_code == 0, first.output
     assert json.loads(first.stdout)["seeded"] is True
     lists = json.loads(runner.invoke(app, ["lists", "--json"]).stdout)
-    assert lists[0]["name"] == "Inbox" and lists[0]["isDefault"] is True
-    assert {"Inbox", "Work", "Personal", "Errands", "Reminders"} <= {x["name"] for x in lists}
-    again = runner.invoke(app, ["demo"])
+    # The account's default list is the inbox: no empty list beside the sample's.
+    assert lists[0]["name"] == "Reminders" and lists[0]["isDefault"] is True
+    assert [x["name"] for x in lists] == ["Reminders", "Work", "Personal", "Errands"]
+    again = runner.invoke(app, ["demo", "--into-remote"])
     assert again.exit_code == 0, again.output
     assert "No sample added" in again.stdout and "Traceback" not in again.output
     assert json.loads(runner.invoke(app, ["lists", "--json"]).stdout) == lists
@@ -178,7 +179,7 @@ def test_demo_on_an_account_without_an_event_calendar(
     account = radicale.add_account()
     account.make_calendar("Tasks", ["VTODO"])
     use_account(home, account, monkeypatch)
-    done = runner.invoke(app, ["demo", "--json"])
+    done = runner.invoke(app, ["demo", "--into-remote", "--json"])
     assert done.exit_code == 0, done.output
     result = json.loads(done.stdout)
     assert result["seeded"] is True and result["events"] > 0  # its calendars were made

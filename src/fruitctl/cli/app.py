@@ -57,6 +57,7 @@ COMMANDS: dict[str, str] = {
     "service": "fruitctl.cli.server:service_app",
     "aai": "fruitctl.cli.aai:aai_app",
     "doctor": "fruitctl.cli.doctor:doctor_command",
+    "demo": "fruitctl.cli.demo:demo_command",
 }
 
 
@@ -277,22 +278,6 @@ def lists_command(as_json: JsonOption = False) -> None:
     from fruitctl.cli import render  # rich tables: only the commands that draw them load them
 
     run(as_json, lambda: client(as_json).call("get_lists", {}), render.show_lists)
-
-
-@app.command("demo")
-def demo_command(as_json: JsonOption = False) -> None:
-    """Fill an empty store with a sample GTD setup (a store with reminders is left alone)."""
-
-    def show(result: dict[str, Any]) -> None:
-        if result["seeded"]:
-            lists = ", ".join(result["lists"])
-            out.print(f"Added {result['created']} sample reminders in {lists}.")
-        else:
-            out.print(f"[dim]No sample added: {result['reason']}.[/]")
-        if result.get("events"):
-            out.print(f"Added {result['events']} sample events (fruitctl calendar upcoming).")
-
-    run(as_json, lambda: services(as_json).demo.seed(), show)
 
 
 def main() -> None:

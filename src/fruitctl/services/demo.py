@@ -9,7 +9,7 @@ from datetime import date, datetime, time, timedelta
 from typing import Any
 
 from fruitctl.domain.dates import now, wire_zone
-from fruitctl.domain.reminders import PRIORITY_VALUES
+from fruitctl.domain.reminders import PRIORITY_VALUES, ReminderList
 from fruitctl.ports import (
     CalendarBackend,
     CalendarCreation,
@@ -102,6 +102,7 @@ SAMPLE: tuple[
 
 
 CALENDARS = ("Work", "Personal")
+PERSONAL = "Personal"  # the sample calendar a store's default calendar stands in for
 
 # (calendar, title, day from today, start "HH:MM" or None for all-day, minutes or days,
 #  location, notes, RRULE)
@@ -143,20 +144,33 @@ class DemoService:
     calendars: CalendarBackend | None = None
     refuse: str | None = None
     """Why no sample may be written here at all (a person's own data), or None."""
+    remote: str | None = None
+    """The server the stores write to (a CalDAV account's host), or None for this machine."""
 
-    def seed(self) -> dict[str, Any]:
+    def seed(self, *, into_remote: bool = False) -> dict[str, Any]:
         """Fill an empty store; reminders and events are each added only where there are
-        none yet, so a store in use is left untouched."""
+        none yet, so a store in use is left untouched. A remote account only when the person
+        said so: every device that syncs it would show the sample."""
+        if self.refuse is None and self.remote is not None and not into_remote:
+            return _not_seeded(
+                f"your reminders and calendars are on the CalDAV server {self.remote}, and "
+                "the sample would reach every device that syncs with it - run "
+                "`fruitctl demo --into-remote` to put it there anyway"
+            )
         if self.refuse is not None:
-            return {"seeded": False, "reason": self.refuse, "created": 0, "events": 0}
+            return _not_seeded(self.refuse)
         result = self._seed_reminders()
         result["events"] = self._seed_events()
         return result
 
     def _seed_reminders(self) -> dict[str, Any]:
         if self.backend.fetch(ReminderQuery(ReminderScope(None, "all"), limit=1)):
-            return {"seeded": False, "reason": "the store already holds reminders", "created": 0}
-        lists = {lst.name: lst.id for lst in self.backend.lists()}
+            return _not_seeded("the store already holds reminders")
+        found = self.backend.lists(with_counts=False)
+        lists = {lst.name: lst.id for lst in found}
+        inbox = _inbox(found)
+        if inbox is not None:  # the store's own empty default list takes the inbox's place
+            lists[LISTS[0]] = inbox.id
         for name in LISTS:
             if name not in lists:
                 lists[name] = self.backend.create_list(name).id
@@ -164,7 +178,8 @@ class DemoService:
         created = self.backend.create([_draft(row, lists, today) for row in SAMPLE])
         if isinstance(self.backend, DefaultListChoice):  # where new things land, as in GTD
             self.backend.set_default_list(lists[LISTS[0]])
-        return {"seeded": True, "lists": list(LISTS), "created": len(created)}
+        names = [inbox.name if inbox is not None else LISTS[0], *LISTS[1:]]
+        return {"seeded": True, "reason": None, "lists": names, "created": len(created)}
 
     def _seed_events(self) -> int:
         backend = self.calendars
@@ -174,16 +189,35 @@ class DemoService:
         year = timedelta(days=366)
         if backend.events(EventRange(moment - year, moment + year, limit=1)):
             return 0
-        ids = {c.name: c.id for c in backend.calendars()}
+        found = backend.calendars()
+        ids = {c.name: c.id for c in found if not c.readOnly}
+        default = next((c for c in found if c.isDefault and not c.readOnly), None)
+        if default is not None and not ids.keys() & set(CALENDARS):
+            ids[PERSONAL] = default.id  # the default calendar is the person's own: no empty one
         for name in CALENDARS:
             if name not in ids and isinstance(backend, CalendarCreation):
                 ids[name] = backend.create_calendar(name).id
         if not ids:  # no calendar, and none can be made here: reminders only
             return 0
-        default = next(iter(ids.values()))
+        first = next(iter(ids.values()))
         for row in EVENTS:
-            backend.create_event(_event(row, ids.get(row[0], default), moment.date()))
+            backend.create_event(_event(row, ids.get(row[0], first), moment.date()))
         return len(EVENTS)
+
+
+def _not_seeded(reason: str) -> dict[str, Any]:
+    """What ``seed`` answers when it wrote nothing: the same keys as when it did."""
+    return {"seeded": False, "reason": reason, "lists": [], "created": 0, "events": 0}
+
+
+def _inbox(found: list[ReminderList]) -> ReminderList | None:
+    """The list the sample's inbox goes into instead of a new one: the store's default, when
+    it is none of the sample's lists - a new store's only list, which would otherwise be left
+    empty beside them."""
+    default = next((lst for lst in found if lst.isDefault), None)
+    if default is None or default.name in LISTS:
+        return None
+    return default
 
 
 def _draft(row: Any, lists: dict[str, str], today: date) -> NewReminder:
