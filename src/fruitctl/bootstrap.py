@@ -24,10 +24,10 @@ from fruitctl.backend_factories import (
     backend_name,
     calendar_backend_factory,
     reminders_backend_factory,
-    remote_account,
     web_search_service,
 )
-from fruitctl.config import Config
+from fruitctl.config import Config, ConfigError
+from fruitctl.config_drift import ConfigWatch
 from fruitctl.domain.dates import use_zone
 from fruitctl.domain.errors import StorageFault, StoreBusy, from_code
 from fruitctl.domain.hosts import DomainRules
@@ -36,6 +36,7 @@ from fruitctl.policy import governance as governance_module
 from fruitctl.policy.decision import Actor
 from fruitctl.policy.engine import Policy
 from fruitctl.policy.modes import ModeStore
+from fruitctl.policy.reload import LiveGovernance
 from fruitctl.ports import CalendarBackend, RemindersBackend
 from fruitctl.services.calendar import CalendarService
 from fruitctl.services.demo import DemoService
@@ -63,6 +64,8 @@ class App:
     _closers: list[Callable[[], None]] = field(default_factory=list)
     calendar_factory: Callable[[Config], Any] | None = None
     """Builds the calendar backend; by default the one ``[calendar] backend`` names."""
+    config_watch: ConfigWatch | None = None
+    """Whether config.toml still says what ``config`` does (when it was read from the file)."""
 
     @cached_property
     def backend(self) -> RemindersBackend:
@@ -135,7 +138,11 @@ class App:
             )
         }
         return DoctorService(
-            lambda: self.backend, lambda: self.calendar_backend, names, stores=self._stores
+            lambda: self.backend,
+            lambda: self.calendar_backend,
+            names,
+            stores=self._stores,
+            unusable=(ConfigError,),
         )
 
     def _stores(self) -> dict[str, dict[str, Any]]:
@@ -158,8 +165,7 @@ class App:
             if personal
             else None
         )
-        remote = remote_account(self.config)
-        return DemoService(self.backend, self.calendar_backend, refuse=refuse, remote=remote)
+        return DemoService(self.backend, self.calendar_backend, refuse=refuse)
 
     @cached_property
     def state(self) -> Engine:
@@ -197,13 +203,22 @@ class App:
     @cached_property
     def gateway(self) -> Gateway:
         catalog = all_tools()
-        rules = governance_module.load(self.config.paths, [t.definition for t in catalog])
-        registry = ToolRegistry(_governed(t, rules.apply(t.definition)) for t in catalog)
-        state_db = self.config.paths.state_db
-        recorder = telemetry.CallRecorder(self.state, lambda exc: translate_fault(exc, state_db))
-        context = ToolContext(self._factories(rules), rules.of)
+        paths = self.config.paths
+        rules = LiveGovernance(
+            paths.governance_file,
+            lambda: governance_module.load(paths, [t.definition for t in catalog]),
+        )
+        registry = ToolRegistry(_governed(t, rules.current.apply(t.definition)) for t in catalog)
+        rules.on_change = lambda now: registry.reshape(
+            lambda t: _governed(t, now.apply(t.definition))
+        )
+        log = telemetry.configure_logging(paths.log_dir)
+        rules.events = log
+        recorder = telemetry.CallRecorder(
+            self.state, lambda exc: translate_fault(exc, paths.state_db)
+        )
+        context = ToolContext(self._factories(), rules.of)
         policy = Policy(rules, self.modes, recorder)
-        log = telemetry.configure_logging(self.config.paths.log_dir)
         gateway = Gateway(registry, policy, context, log, recorder, _run_in_child)
         ttl = self.config.settings.approvals.ttl_hours * 3600
         proposals = ProposalStore(self.ledger, self.audit)
@@ -258,7 +273,30 @@ class App:
         if callable(tags):  # a backend that reads tags from somewhere it may not reach
             status["tags"] = tags()
         status["things"] = self.things.status()
-        return status
+        return status | self.drift()
+
+    def drift(self) -> dict[str, Any]:
+        """Whether this process runs what its files say now: ``governance`` (the rules in force,
+        and the file's error while it does not load) and ``configuration`` (config.toml's keys
+        changed since start, which need a restart). Cheap: a ``stat`` each, no backend."""
+        found = {"governance": self._governance_state()}
+        if self.config_watch is not None:
+            found["configuration"] = self.config_watch.state()
+        return found
+
+    def _governance_state(self) -> dict[str, Any]:
+        """The rules in force and whether governance.yaml as it is now is (``LiveGovernance``);
+        in a process that has not built its gateway, whether the file loads."""
+        if "gateway" in self.__dict__:  # built: its rules, read again if the file changed
+            rules = self.gateway.policy.governance
+            if isinstance(rules, LiveGovernance):
+                return rules.state()
+        paths = self.config.paths
+        try:
+            loaded = governance_module.load(paths, [t.definition for t in all_tools()])
+        except ConfigError as exc:
+            return {"file": str(paths.governance_file), "fromFile": True, "error": str(exc)}
+        return {"file": str(paths.governance_file), "fromFile": loaded.source is not None}
 
     def call(
         self,
@@ -296,11 +334,10 @@ class App:
         while self._closers:
             self._closers.pop()()
 
-    def _factories(self, rules: governance_module.Governance) -> dict[str, Callable[[], Any]]:
+    def _factories(self) -> dict[str, Callable[[], Any]]:
         from fruitctl.services.files import FileService
         from fruitctl.services.system import SystemService
 
-        web_rules = rules.of("web_search")
         return {
             "approvals": lambda: self.approvals,
             "config": lambda: self.settings,
@@ -309,21 +346,24 @@ class App:
             "things": lambda: self.things,
             "files": FileService,
             "system": SystemService,
-            "web": lambda: web_search_service(
-                self.config.settings.web,
-                DomainRules(web_rules.allowed_domains, web_rules.forbidden_domains),
-            ),
+            # No rules of its own: the tool hands it the web_search rules in force at each
+            # call (governance.yaml is read again when it changes; a copy here would go stale).
+            "web": lambda: web_search_service(self.config.settings.web, DomainRules()),
         }
 
 
 def build(config: Config | None = None) -> App:
     """The app for ``config``: a bad configuration fails here, before anything opens."""
-    config = config or config_module.load()
+    watch = None
+    if config is None:
+        config = config_module.load()
+        watch = ConfigWatch(config, config_module.load)
     use_zone(config.settings.server.timezone or None)
     return App(
         config,
         reminders_backend_factory(config),
         calendar_factory=calendar_backend_factory(config),
+        config_watch=watch,
     )
 
 

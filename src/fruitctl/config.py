@@ -386,12 +386,28 @@ def load() -> Config:
 
 
 def _describe(exc: ValidationError, path: Path) -> str:
-    problems = []
+    """Each problem where its value came from: the file, or the environment variable that
+    overrides it (a person looking only at config.toml would never find that one)."""
+    problems, in_file = [], False
     for error in exc.errors():
         key = ".".join(str(part) for part in error["loc"])
+        variable = _variable_of(error["loc"], os.environ)
+        in_file = in_file or variable is None
+        where = f"'{key}'" if variable is None else f"the environment variable {variable} ({key})"
         if error["type"] == "extra_forbidden":
-            problems.append(f"unknown key '{key}'")
-        else:
-            shown = "<hidden>" if "password" in key else repr(error.get("input"))
-            problems.append(f"'{key}': {error['msg']} (got {shown})")
-    return f"{path}: " + "; ".join(problems)
+            problems.append(f"unknown key {where}")
+            continue
+        shown = "<hidden>" if "password" in key else repr(error.get("input"))
+        message = error["msg"].removeprefix("Value error, ")
+        fix = "" if variable is None else ": fix or unset it"
+        problems.append(f"{where}: {message} (got {shown}){fix}")
+    return (f"{path}: " if in_file else "") + "; ".join(problems)
+
+
+def _variable_of(loc: tuple[int | str, ...], env: Mapping[str, str]) -> str | None:
+    """The ``FRUITCTL_…`` variable a value at ``loc`` was read from, if one was (pydantic-
+    settings reads them whatever their case, a whole section as JSON or one key of it)."""
+    section = f"FRUITCTL_{loc[0]}".upper() if loc else ""
+    names = [f"{section}__{loc[1]}".upper()] if len(loc) > 1 else []
+    upper = {name.upper(): name for name in env}
+    return next((upper[name] for name in [*names, section] if name in upper), None)

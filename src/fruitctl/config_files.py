@@ -65,3 +65,17 @@ def _toml_problem(path: Path, message: str) -> str:
     if problem.startswith(_TWICE):
         problem += " (a key or table is given twice; keep one)"
     return f"{path}:{place[1]}: not valid TOML: {problem} at column {place[2]}"
+
+
+Stamp = tuple[int, int, int] | None
+"""What a file is as the filesystem tells it: inode, size, modification time (ns); None when
+there is no file. A file saved in place or replaced (an editor's rename) changes its stamp."""
+
+
+def stamp(path: Path) -> Stamp:
+    """The file's stamp now: one ``stat``, cheap enough to take at every call."""
+    try:
+        info = path.stat()
+    except OSError:
+        return None
+    return (info.st_ino, info.st_size, info.st_mtime_ns)

@@ -68,6 +68,8 @@ class LocalClient:
     def __init__(self, app: App) -> None:
         self.app = app
         self.where = f"daemon on {app.config.paths.socket_file}" if app.remote else "in-process"
+        self.drift: dict[str, Any] = {}
+        """Whether the daemon runs what its files say, as its last answer told (``cli.drift``)."""
 
     def call(
         self,
@@ -107,10 +109,23 @@ class LocalClient:
         return self.app.audit.verify()
 
     def describe_tools(self, category: str | None) -> list[dict[str, Any]]:
+        if self.app.remote:  # the rules the daemon enforces, not this process's reading
+            tools: list[dict[str, Any]] = self._in_force({"category": category})["tools"]
+            return tools
         return self.app.gateway.describe_tools(category)
 
     def describe_tool(self, name: str) -> dict[str, Any]:
+        if self.app.remote:
+            tool: dict[str, Any] = self._in_force({"name": name})["tool"]
+            return tool
         return self.app.gateway.describe_tool(name)
+
+    def _in_force(self, params: dict[str, Any]) -> dict[str, Any]:
+        """``tools.describe`` of the daemon; what it says of its files is kept in ``drift``."""
+        asked = {key: value for key, value in params.items() if value is not None}
+        found: dict[str, Any] = self.app.remote.rpc.request("tools.describe", asked)
+        self.drift = {key: found.get(key) for key in ("governance", "configuration")}
+        return found
 
     def mode(self) -> dict[str, Any]:
         return self.app.modes.describe()

@@ -1,34 +1,37 @@
 """``fruitctl doctor``: everything this installation can reach, and what to do where it cannot -
-the backends and their permission (asking macOS once, here, only where the prompt can be seen
-and answered), the app macOS asks about, tags, the daemon's socket and the HTTP API;
-``--write-test`` makes a live round trip through Apple Reminders. Its output is what to paste
-into a bug report.
+the configuration and governance files, the backends and their permission (asking macOS once,
+here, only where the prompt can be seen and answered; a server-backed store, CalDAV, asked for
+real whatever its mirror holds), the app macOS asks about, tags, this home's daemon and its HTTP
+server; ``--write-test`` makes a live round trip through Apple Reminders. Its output is what to
+paste into a bug report.
+
+A configuration that does not load is one failed check, named with its file and line or the
+environment variable its value came from; the checks that need it are left out, not failed.
 
 When a daemon answers, it is asked too (``system.info``): it is the process agents and forwarded
 commands use, and macOS grants access per app, so its permission is shown beside this
-process's, any difference is said in words, and health is judged by the daemon's."""
+process's, any difference is said in words, and access is judged by the daemon's - but a store
+that fails for this process for any other reason than its access (a server that is down) fails
+for the daemon too. A daemon running rules or settings its files no longer say is a problem."""
 
 from __future__ import annotations
 
-import getpass
+import os
 import platform
 import sys
 from typing import Annotated, Any
 
 import typer
 
-from fruitctl import __version__
-from fruitctl.cli.app import JsonOption, services
+from fruitctl import __version__, bootstrap
+from fruitctl.cli import doctor_daemon, drift
+from fruitctl.cli.app import JsonOption, only_here
 from fruitctl.cli.output import emit_json, out, reporting, tags_state
-from fruitctl.daemon.lifecycle import RuntimeFiles, answers, lock_holder
-from fruitctl.domain.errors import FruitctlError
-from fruitctl.policy.decision import Actor
-from fruitctl.transports.rpc.client import DaemonClient, RpcClient
+from fruitctl.config import ConfigError
+from fruitctl.paths import Paths
 
 OK = "ok"
-# The daemon answers system.info at once; a CalDAV backend's permission check inside it is
-# bounded by its own connection timeouts, well under this.
-DAEMON_INFO_TIMEOUT_S = 30.0
+ACCESS = "permission_denied"  # a failure of this process's access, which the daemon's may lack
 
 
 def doctor_command(
@@ -42,27 +45,11 @@ def doctor_command(
     ] = False,
     as_json: JsonOption = False,
 ) -> None:
-    """Check the backends, permissions, tags, socket and HTTP API; exit 1 if anything is wrong."""
+    """Check the configuration, backends, permissions, tags, daemon and its HTTP server; exit 1
+    if anything is wrong."""
     with reporting(as_json):
-        app = services(as_json, daemon=False)
-        daemon = _daemon(app.config.paths.socket_file)
-        here = write_test and not daemon["answers"]  # else the daemon, which holds the access
-        report: dict[str, Any] = {
-            "fruitctl": __version__,
-            "platform": _platform(),
-            "config": {
-                "file": str(app.config.paths.config_file),
-                "exists": app.config.paths.config_file.exists(),
-                "governance": str(app.config.paths.governance_file),
-            },
-            **app.doctor.report(write_test=here),
-            "things": app.things.status(),
-            "daemon": daemon,
-            "http": _http(app),
-        }
-        if write_test and not here:
-            report["writeTest"] = _daemon_write_test(RuntimeFiles(app.config.paths.socket_file))
-        report["mismatches"] = app.doctor.against_daemon(report, report["daemon"].get("info") or {})
+        only_here()
+        report = {"fruitctl": __version__, "platform": _platform(), **_checks(write_test)}
     healthy = _healthy(report)
     report["healthy"] = healthy
     if as_json:
@@ -78,67 +65,66 @@ def _platform() -> str:
     return f"{system}, Python {sys.version.split()[0]}"
 
 
-def _daemon(socket_file: Any) -> dict[str, Any]:
-    files = RuntimeFiles(socket_file)
-    pid = lock_holder(files.lock)
-    found: dict[str, Any] = {
-        "socket": str(files.socket),
-        "running": pid is not None,
-        "pid": pid if pid and pid > 0 else None,
-        "answers": answers(files.socket) if files.socket.exists() else False,
+def _checks(write_test: bool) -> dict[str, Any]:
+    try:
+        app = bootstrap.build()
+    except ConfigError as exc:
+        return _unconfigured(Paths.resolve(os.environ), str(exc))
+    try:
+        return _configured(app, write_test)
+    finally:
+        app.close()
+
+
+def _config(paths: Paths, error: str | None) -> dict[str, Any]:
+    found = {
+        "file": str(paths.config_file),
+        "exists": paths.config_file.exists(),
+        "governance": str(paths.governance_file),
     }
-    if found["answers"]:
-        found.update(_daemon_info(files.socket))
-    return found
+    return found | ({"state": "broken", "error": error} if error else {"state": OK})
 
 
-def _daemon_write_test(files: RuntimeFiles) -> dict[str, Any]:
-    """The write test, run by the daemon (as the person, with its token): macOS grants access
-    per app, and the daemon's is the one agents and forwarded commands use."""
-    client = DaemonClient.connect(files.socket, files.token)
-    if client is None:
-        return {"ran": False, "reason": "the daemon stopped answering", "in": "daemon"}
-    try:
-        client.identify(Actor("human", getpass.getuser() or "person"))
-        found = client.rpc.request("system.writeTest")
-    except FruitctlError as exc:
-        return {"ran": True, "ok": False, "steps": [], "error": exc.to_dict(), "in": "daemon"}
-    finally:
-        client.close()
-    return {**found, "in": "daemon"}
+def _unconfigured(paths: Paths, error: str) -> dict[str, Any]:
+    """One failed check - the configuration - and what needs none: this home's daemon."""
+    daemon = doctor_daemon.daemon(paths.socket_file)
+    return {
+        "config": _config(paths, error),
+        "daemon": daemon,
+        "http": doctor_daemon.http(daemon),
+        "mismatches": [],
+        "stale": drift.notes(daemon.get("info") or {}),
+    }
 
 
-def _daemon_info(socket: Any) -> dict[str, Any]:
-    """What the daemon says of its backends and their access (``system.info``)."""
-    client = RpcClient.connect(socket, timeout=DAEMON_INFO_TIMEOUT_S)
-    if client is None:
-        return {"answers": False}
-    try:
-        info = client.request("system.info")
-    except FruitctlError as exc:
-        return {"infoError": exc.to_dict()}
-    finally:
-        client.close()
-    keys = ("backends", "permissions", "accessHolders")
-    return {"info": {key: info[key] for key in keys if isinstance(info.get(key), dict)}}
-
-
-def _http(app: Any) -> dict[str, Any]:
-    import httpx  # only here: every other command skips its import
-
-    settings = app.config.settings.http
-    url = f"http://{settings.host}:{settings.port}"
-    try:
-        response = httpx.get(f"{url}/health", timeout=1.0)
-        up = response.status_code == 200
-    except httpx.HTTPError:
-        up = False
-    return {"url": url, "answers": up}
+def _configured(app: bootstrap.App, write_test: bool) -> dict[str, Any]:
+    paths = app.config.paths
+    daemon = doctor_daemon.daemon(paths.socket_file)
+    here = write_test and not daemon["answers"]  # else the daemon, which holds the access
+    report: dict[str, Any] = {
+        "config": _config(paths, None),
+        "governance": app.drift()["governance"],
+        **app.doctor.report(write_test=here),
+        "things": app.things.status(),
+        "daemon": daemon,
+        "http": doctor_daemon.http(daemon),
+    }
+    if write_test and not here:
+        report["writeTest"] = doctor_daemon.write_test(paths.socket_file)
+    info = daemon.get("info") or {}
+    report["mismatches"] = app.doctor.against_daemon(report, info)
+    report["stale"] = drift.notes(info)
+    return report
 
 
 def _healthy(report: dict[str, Any]) -> bool:
+    if report["config"]["state"] != OK:
+        return False
     fine = all(_serves(report, service) for service in ("reminders", "calendar"))
     fine = fine and all(store["state"] != "broken" for store in report["stores"].values())
+    fine = fine and not report["governance"].get("error") and not report["stale"]
+    http = report["http"]
+    fine = fine and (http["answers"] or not http["expected"])
     test = report.get("writeTest")
     things_fine = report["things"]["state"] != "unreadable"  # "not set up" is no problem
     return fine and things_fine and (test is None or not test.get("ran") or bool(test.get("ok")))
@@ -146,47 +132,72 @@ def _healthy(report: dict[str, Any]) -> bool:
 
 def _serves(report: dict[str, Any], service: str) -> bool:
     """Whether the process that serves ``service`` can: the daemon when one answers (its own
-    access decides, whatever this process's), else this process."""
+    access decides, whatever this process's), else this process. A failure that is not about
+    access - a server down, a store broken, a backend misconfigured - is everyone's."""
+    own = report[service]
     info = report["daemon"].get("info")
     if info is None:
-        return bool(report[service].get("state") == OK)
+        return bool(own.get("state") == OK)
+    failed = own.get("state") in ("failing", "unavailable")
+    if failed and (own.get("error") or {}).get("code") != ACCESS:
+        return False
     return bool((info.get("permissions") or {}).get(service) == "authorized")
 
 
 def _show(report: dict[str, Any]) -> None:
     line = out.print
     line(f"fruitctl {report['fruitctl']} on {report['platform']}", markup=False)
-    line(f"config      {report['config']['file']}", markup=False)
+    config = report["config"]
+    if config["state"] != OK:
+        line(f"config      {config['file']}: BROKEN", markup=False)
+        line(f"            {config['error']}", markup=False)
+        line("            (the other checks need a configuration that loads)", markup=False)
+    else:
+        line(f"config      {config['file']}: ok", markup=False)
+        _show_local(report)
+    _show_daemon(report)
+    line("all good" if report["healthy"] else "problems found: see above", markup=False)
+
+
+def _show_local(report: dict[str, Any]) -> None:
+    line = out.print
+    rules = report["governance"]
+    if rules.get("error"):
+        line(f"governance  {rules['file']}: BROKEN", markup=False)
+        line(f"            {rules['error']}", markup=False)
+    else:
+        said = rules["file"] if rules.get("fromFile") else "no file: the defaults"
+        line(f"governance  {said}: ok", markup=False)
     for name, store in report["stores"].items():
         line(f"{name + '.db':<11} {store['file']}: {store['state']}", markup=False)
         if store.get("error"):
             line(f"            {store['error'].get('message')}", markup=False)
+    shown: set[str] = set()
     for service in ("reminders", "calendar"):
-        _show_service(service, report[service])
-    test = report.get("writeTest")
-    if test is not None:
-        said = "passed" if test.get("ok") else test.get("reason") or "FAILED"
-        where = " (run by the daemon)" if test.get("in") == "daemon" else ""
-        steps = ", ".join(test.get("steps", []))
-        line(f"write test  {said}{where}{': ' + steps if steps else ''}", markup=False)
-        if test.get("error"):
-            line(f"            {test['error'].get('message')}", markup=False)
+        _show_service(service, report[service], shown)
+    _show_write_test(report.get("writeTest"))
     things = report["things"]
     if things["state"] == OK:
         said = f"{things['database']} ({things['todos']} to-dos); writes {things['writes']}"
     else:
         said = things["reason"]
     line(f"things      {said}", markup=False)
-    daemon = report["daemon"]
-    running = f"running (pid {daemon['pid']})" if daemon["running"] else "not running"
-    line(f"daemon      {running}, socket {daemon['socket']}", markup=False)
-    _show_daemon(daemon, report["mismatches"])
-    http = report["http"]
-    line(f"http        {http['url']} {'answers' if http['answers'] else 'not answering'}")
-    line("all good" if report["healthy"] else "problems found: see above", markup=False)
 
 
-def _show_service(name: str, found: dict[str, Any]) -> None:
+def _show_write_test(test: dict[str, Any] | None) -> None:
+    if test is None:
+        return
+    said = "passed" if test.get("ok") else test.get("reason") or "FAILED"
+    where = " (run by the daemon)" if test.get("in") == "daemon" else ""
+    steps = ", ".join(test.get("steps", []))
+    out.print(f"write test  {said}{where}{': ' + steps if steps else ''}", markup=False)
+    if test.get("error"):
+        out.print(f"            {test['error'].get('message')}", markup=False)
+
+
+def _show_service(name: str, found: dict[str, Any], shown: set[str]) -> None:
+    """One service; an error already said for the other (one cause, one CalDAV account) is
+    referred to, not repeated."""
     line = out.print
     state = found.get("state")
     line(
@@ -200,21 +211,35 @@ def _show_service(name: str, found: dict[str, Any]) -> None:
     if isinstance(tags, dict):
         line(f"            tags and flags: {tags_state(tags)}", markup=False)
     error = found.get("error")
-    if error:
-        line(f"            {error.get('message')}", markup=False)
-        for step in (error.get("details") or {}).get("instructions", []):
-            line(f"            - {step}", markup=False)
+    if not error:
+        return
+    message = str(error.get("message"))
+    line(
+        f"            {'(the same problem, above)' if message in shown else message}", markup=False
+    )
+    shown.add(message)
+    for step in (error.get("details") or {}).get("instructions", []):
+        line(f"            - {step}", markup=False)
 
 
-def _show_daemon(daemon: dict[str, Any], mismatches: list[str]) -> None:
+def _show_daemon(report: dict[str, Any]) -> None:
     line = out.print
+    daemon = report["daemon"]
+    running = f"running (pid {daemon['pid']})" if daemon["running"] else "not running"
+    line(f"daemon      {running}, socket {daemon['socket']}", markup=False)
     info = daemon.get("info") or {}
-    permissions = info.get("permissions") or {}
     holders = info.get("accessHolders") or {}
-    for service, permission in permissions.items():
+    for service, permission in (info.get("permissions") or {}).items():
         holder = f" (macOS asks about: {holders[service]})" if holders.get(service) else ""
         line(f"            its {service}: access {permission}{holder}", markup=False)
     if daemon.get("infoError"):
         line(f"            it did not say: {daemon['infoError'].get('message')}", markup=False)
-    for said in mismatches:
+    for said in [*report["mismatches"], *report["stale"]]:
         line(f"            ! {said}", markup=False)
+    http = report["http"]
+    if not http["expected"]:
+        line(f"http        not served ({http['why']})", markup=False)
+    elif http["answers"]:
+        line(f"http        {http['url']} answers", markup=False)
+    else:
+        line(f"http        {http['url']} NOT ANSWERING ({http['why']})", markup=False)

@@ -71,7 +71,9 @@ def serve_command(
     web = HttpServer(app, host, port)
     try:
         banner = _announcer(web.warnings, options.agent_socket if options.agent_uids else None)
-        code = runner.serve(gateway, app.status, options, banner, web, app.doctor.write_test)
+        code = runner.serve(
+            gateway, app.status, options, banner, web, app.doctor.write_test, app.drift
+        )
     except StartupError as exc:
         _error(exc)
         raise typer.Exit(exc.exit_code) from exc

@@ -14,6 +14,7 @@ from typing import Annotated, Any
 import typer
 
 from fruitctl import config as config_module
+from fruitctl.cli import drift
 from fruitctl.cli.app import JsonOption, client, only_here
 from fruitctl.cli.output import out, reporting, run, tags_state
 from fruitctl.domain.errors import BackendUnavailable, InvalidParams
@@ -55,9 +56,28 @@ def _show_info(info: dict[str, Any]) -> None:
     tags = info.get("tags")
     if isinstance(tags, dict):
         rows.append(("tags", tags_state(tags)))
+    rows += _files_in_force(info)
     width = max(len(label) for label, _ in rows)
     for label, value in rows:
         out.print(f"{label.ljust(width)}  {value}", markup=False)
+    for note in drift.notes(info):  # the daemon runs rules or settings its files no longer say
+        out.print(f"! {note}", markup=False)
+
+
+def _files_in_force(info: dict[str, Any]) -> list[tuple[str, str]]:
+    """Where the rules and the configuration in force come from, and whether still current."""
+    rows = []
+    rules = info.get("governance") or {}
+    if rules:
+        said = rules.get("file") if rules.get("fromFile") else "the defaults"
+        loaded = f", loaded {rules['loadedAt']}" if rules.get("loadedAt") else ""
+        state = "NOT IN FORCE: see below" if rules.get("error") else "in force"
+        rows.append(("governance", f"{said}{loaded} ({state})"))
+    configuration = info.get("configuration") or {}
+    if configuration:
+        state = "as running" if configuration.get("current") else "CHANGED since start: see below"
+        rows.append(("config", f"{configuration.get('file')} ({state})"))
+    return rows
 
 
 def rpc_command(

@@ -12,6 +12,7 @@ import typer
 from rich.table import Table
 
 from fruitctl.bootstrap import CLI_ACTOR
+from fruitctl.cli import drift
 from fruitctl.cli.app import JsonOption, client
 from fruitctl.cli.output import emit_json, out, run
 from fruitctl.domain.errors import InvalidParams
@@ -34,10 +35,9 @@ def list_command(
     """Every tool with its category, risk and what an agent's call gets in each mode: allow
     (runs), approve (a proposal a person approves; a person's own call runs) or deny."""
 
-    def definitions() -> list[dict[str, Any]]:
-        return client(as_json).describe_tools(category)
-
-    run(as_json, definitions, _show_tools)
+    asked = client(as_json)
+    run(as_json, lambda: asked.describe_tools(category), _show_tools)
+    drift.warn(getattr(asked, "drift", {}))  # the daemon keeps older rules or configuration
 
 
 @tools_app.command("show")
@@ -47,10 +47,9 @@ def show_command(
 ) -> None:
     """One tool: what it does, its input schema, its effective rules and verdict per mode."""
 
-    def describe() -> dict[str, Any]:
-        return client(as_json).describe_tool(name)
-
-    run(as_json, describe, _show_tool)
+    asked = client(as_json)
+    run(as_json, lambda: asked.describe_tool(name), _show_tool)
+    drift.warn(getattr(asked, "drift", {}))
 
 
 @tools_app.command("call")

@@ -116,8 +116,10 @@ def serve(
     announce: Callable[[str, str | None], None],
     web: WebServer | None = None,
     write_test: Callable[[], dict[str, Any]] | None = None,
+    drift: Callable[[], dict[str, Any]] = dict,
 ) -> int:
-    """Serve until told to stop. ``status`` gives system.info's mode, backends, permissions.
+    """Serve until told to stop. ``status`` gives system.info's mode, backends, permissions;
+    ``drift`` whether the files still say what runs (governance, configuration).
     ``web``, when given, is bound once this instance holds the lock (so a second instance says
     "already running", not "port in use") and served on the same event loop."""
     files = options.files
@@ -141,7 +143,7 @@ def serve(
         if options.agent_socket is not None and options.agent_uids:
             listening.append(_agents_socket(options.agent_socket, options.agent_uids, cleanup))
         try:
-            doors = Doors(listening, web, write_test)
+            doors = Doors(listening, web, write_test, drift)
             asyncio.run(_serve(gateway, status, options, doors, token, announce, signals))
         finally:
             signals.hold()  # the closed loop reset them to the defaults; the cleanup finishes
@@ -164,6 +166,7 @@ class Doors:
     listening: list[Listening]
     web: WebServer | None
     write_test: Callable[[], dict[str, Any]] | None
+    drift: Callable[[], dict[str, Any]] = dict
 
 
 async def _serve(
@@ -188,7 +191,7 @@ async def _serve(
     workers = Workers(options.request_timeout)
     limit = options.request_timeout
     dispatcher = Dispatcher(
-        build_methods(gateway, info, token, limit, doors.write_test),
+        build_methods(gateway, info, token, limit, doors.write_test, doors.drift),
         workers.run,
         log,
         AaiDoor(gateway, limit),

@@ -19,6 +19,7 @@ from fruitctl.domain.errors import FruitctlError
 from fruitctl.policy.decision import Actor, Decision
 from fruitctl.policy.governance import Governance, ToolRules
 from fruitctl.policy.modes import ModeStore
+from fruitctl.policy.reload import LiveGovernance
 from fruitctl.tools.context import ToolContext
 from fruitctl.tools.model import Mode, Tool
 
@@ -36,7 +37,8 @@ class CallCounter(Protocol):
 
 @dataclass
 class Policy:
-    governance: Governance
+    governance: Governance | LiveGovernance
+    """The rules; in a running process, governance.yaml as it is now (``policy.reload``)."""
     modes: ModeStore
     calls: CallCounter
 

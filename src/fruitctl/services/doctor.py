@@ -30,6 +30,9 @@ class DoctorService:
     """Service -> ``{configured} -> {used}``, e.g. ``{"reminders": "auto -> eventkit"}``."""
     stores: Callable[[], dict[str, dict[str, Any]]] = dict
     """Name -> ``{"file", "state": ok | not created yet | broken, "error"?}`` of each database."""
+    unusable: tuple[type[Exception], ...] = ()
+    """What opening a backend raises when its configuration cannot be used (the composition
+    root's ``ConfigError``): that service's check fails with the message, the others go on."""
 
     def report(self, *, ask: bool = True, write_test: bool = False) -> dict[str, Any]:
         report: dict[str, Any] = {
@@ -53,6 +56,9 @@ class DoctorService:
             backend = opener()
         except FruitctlError as exc:
             return {**found, "state": "unavailable", "error": exc.to_dict()}
+        except self.unusable as exc:
+            error = {"code": "config_error", "message": str(exc)}
+            return {**found, "state": "unavailable", "error": error}
         request = getattr(backend, "request_access", None)
         if ask and callable(request):
             found["permission"] = request()
@@ -70,8 +76,14 @@ class DoctorService:
 
     @staticmethod
     def _probe(service: str, backend: Any) -> dict[str, Any]:
-        """Read something, so a problem shows here and not in an agent's first call."""
+        """Read something, so a problem shows here and not in an agent's first call. A backend
+        that mirrors a server (``sync``: CalDAV) asks the server now, however fresh its mirror:
+        reads would answer from the mirror for a while, and a server that is down is a failing
+        check whatever the mirror still holds."""
         try:
+            sync = getattr(backend, "sync", None)
+            if callable(sync):
+                sync()
             if service == "reminders":
                 return {"lists": len(backend.lists(with_counts=False))}
             return {"calendars": len(backend.calendars())}

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 
 from fruitctl.tools.model import Mode, Tool, ToolDefinition
 
@@ -22,6 +22,11 @@ class ToolRegistry:
                 "a proposal could not describe it, check it for conflicts or undo it"
             )
         self._tools[item.name] = item
+
+    def reshape(self, shape: Callable[[Tool], Tool]) -> None:
+        """Every tool as ``shape`` makes it (its definition under new rules), swapped in at
+        once: a reader lists the tools as they were or as they are, never half of each."""
+        self._tools = {name: shape(item) for name, item in self._tools.items()}
 
     def get(self, name: str) -> Tool | None:
         return self._tools.get(name)

@@ -4,8 +4,11 @@
   check must not depend on the store).
 - ``reminders.open`` → ``open_reminders``, ``calendar.upcoming`` → ``calendar_upcoming``: seed 000's
   reads, with the bounds of those tools' schemas (limit 1-1000 / days 1-30, limit 1-500).
-- ``tools.list``; ``tools.call {name, arguments, idempotencyKey?}`` whose result is the tool's
-  output itself; and one dotted alias per tool, named after its catalog module
+- ``tools.list``; ``tools.describe {name?, category?}`` (each tool's verdict per mode and rules,
+  as ``fruitctl tools list/show`` prints them, with ``governance`` and ``configuration``: whether
+  the daemon runs what its files say now); ``tools.call {name, arguments, idempotencyKey?}``
+  whose result is the tool's output itself; and one dotted alias per tool, named after its
+  catalog module
   (``query_reminders`` → ``reminders.query``, ``read_file`` → ``files.read``).
 - ``session.identify {kind, name, token?}``: a connection is the agent ``uid:<n>`` the kernel
   names (its program's name shown under it) until it says otherwise. On the agents' socket a name
@@ -54,9 +57,12 @@ def build_methods(
     human_token: str,
     limit: float | None = None,
     write_test: Callable[[], dict[str, Any]] | None = None,
+    drift: Callable[[], dict[str, Any]] = dict,
 ) -> dict[str, Method]:
-    """Every method of the socket, built once: the registry does not change while serving.
-    ``limit``: the request timeout, a cap on every call besides the tool's own deadline."""
+    """Every method of the socket, built once: the set of tools does not change while serving
+    (their rules may: governance.yaml is read again when it changes, so listings are made per
+    call). ``limit``: the request timeout, a cap on every call besides the tool's own deadline.
+    ``drift``: whether the daemon runs what its files say now (``App.drift``)."""
     pong = ping_result()
     methods: dict[str, Method] = {
         "system.ping": Method(lambda params, session: _no_params(params, lambda: pong)),
@@ -67,10 +73,16 @@ def build_methods(
             lambda params, session: _no_params(params, partial(_persons, session, write_test)),
             True,
         )
-    builtin = {"tools.list", "tools.call", "session.identify", "proposals.decide"}
+    builtin = {"tools.list", "tools.describe", "tools.call", "session.identify", "proposals.decide"}
     aliases = _aliases(gateway, set(methods) | builtin)
-    listing = {"tools": [_describe(tool, aliases.get(tool.name)) for tool in gateway.registry]}
-    methods["tools.list"] = Method(lambda params, session: _no_params(params, lambda: listing))
+
+    def listing() -> dict[str, Any]:
+        return {"tools": [_describe(tool, aliases.get(tool.name)) for tool in gateway.registry]}
+
+    methods["tools.list"] = Method(lambda params, session: _no_params(params, listing))
+    methods["tools.describe"] = Method(
+        lambda params, session: _rules_in_force(gateway, params, drift)
+    )
     methods["tools.call"] = Method(
         lambda params, session: _tools_call(gateway, params, session, limit)
     )
@@ -151,6 +163,22 @@ def _describe(tool: Tool, alias: str | None) -> dict[str, Any]:
         "outputSchema": d.output_schema,
         "annotations": d.annotations.model_dump(),
     }
+
+
+def _rules_in_force(
+    gateway: Gateway, params: dict[str, Any], drift: Callable[[], dict[str, Any]]
+) -> dict[str, Any]:
+    """``tools.describe {name?, category?}``: what ``fruitctl tools list/show`` prints - the
+    verdicts and rules this daemon enforces now - with whether its files say the same
+    (``drift``), so a person never reads rules other than those in force."""
+    _only(params, {"name", "category"})
+    name, category = params.get("name"), params.get("category")
+    for key, value in (("name", name), ("category", category)):
+        if value is not None and not isinstance(value, str):
+            raise InvalidParams(f"'{key}' must be a string.", field=key)
+    if name is not None:
+        return {"tool": gateway.describe_tool(name), **drift()}
+    return {"tools": gateway.describe_tools(category), **drift()}
 
 
 def _alias_call(
