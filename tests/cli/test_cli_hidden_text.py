@@ -2,7 +2,8 @@
 bidi override, a zero-width space, a C1 control or a terminal escape in a title, a note or an
 actor is a ``[U+…]`` marker in ``proposals list`` and ``show``, the reminder views and errors -
 never the raw character (nor markup), so it can neither disguise a proposal nor drive the
-terminal. ``--json`` stays exact."""
+terminal - and a proposal holding one is flagged, as on the approval page. ``--json`` stays
+exact."""
 
 from __future__ import annotations
 
@@ -17,20 +18,39 @@ from fruitctl.cli.app import app
 from fruitctl.policy.decision import Actor
 
 runner = CliRunner()
-SPOOF = "Pay \u202e001\u200b\x85\x1b[2J[bold]x[/bold]"
-RAW = ("\u202e", "\u200b", "\x85", "\x1b")
+FLAG = "⚠"
+WARNING = "invisible or direction-changing characters"
+SPOOF = "Pay \u202e001\u2066\u200b\u2060\ufeff\x85\x9b\x1b[2J[bold]x[/bold]"
+RAW = ("\u202e", "\u2066", "\u200b", "\u2060", "\ufeff", "\x85", "\x9b", "\x1b")
 
 
 def cli(*args: str) -> Any:
     return runner.invoke(app, list(args))
 
 
-def assert_revealed(output: str) -> None:
+def assert_revealed(output: str, whole: bool = True) -> None:
+    """No hidden character raw; each as its marker (``whole``: a table may cut a long cell)."""
     for char in RAW:
         assert char not in output
-    for marker in ("[U+202E]", "[U+200B]", "[U+0085]", "[U+001B]"):
+    for marker in ("[U+202E]", "[U+2066]", "[U+200B]", "[U+2060]", "[U+FEFF]", "[U+0085]"):
         assert marker in output
-    assert "[bold]x[/bold]" in output  # printed as written, not read as markup
+    if whole:
+        for marker in ("[U+009B]", "[U+001B]"):
+            assert marker in output
+        assert "[bold]x[/bold]" in output  # printed as written, not read as markup
+
+
+def test_a_plain_proposal_is_not_flagged() -> None:
+    created = json.loads(cli("reminders", "add", "--title", "plain", "--json").stdout)[0]
+    note = json.dumps({"reminders": [{"id": created["id"], "notes": "two\nlines\tand a tab"}]})
+    filed = cli("tools", "call", "update_reminders", "--as", "agent", "--args", note, "--json")
+    listed, shown = (
+        cli("proposals", "list"),
+        cli("proposals", "show", json.loads(filed.stdout)["proposalId"]),
+    )
+    assert "plain" in listed.stdout and "plain" in shown.stdout
+    for output in (listed.stdout, listed.stderr, shown.stdout):
+        assert FLAG not in output and "[U+" not in output  # line breaks and tabs are layout
 
 
 def filed_by_a_crafted_actor() -> str:
@@ -47,10 +67,12 @@ def test_proposals_list_and_show_reveal_the_actor() -> None:
     proposal = filed_by_a_crafted_actor()
     listed = cli("proposals", "list")
     assert listed.exit_code == 0, listed.output
-    assert_revealed(listed.stdout)
+    assert_revealed(listed.stdout, whole=False)
+    assert f"{FLAG} Create 1 reminder" in listed.stdout and WARNING in listed.stderr
     shown = cli("proposals", "show", proposal)
     assert shown.exit_code == 0, shown.output
     assert_revealed(shown.stdout)
+    assert f"{FLAG} This proposal holds {WARNING}" in shown.stdout
     exact = json.loads(cli("proposals", "show", proposal, "--json").stdout)
     assert exact["actor"] == f"agent:{SPOOF}"
 

@@ -23,7 +23,7 @@ Id = Annotated[str, typer.Argument(help="Proposal ID.")]
 
 
 STATUS_WORDS = (*(s.lower() for s in STATUSES), "all")
-HIDDEN_MARK = "⚠ hidden characters"
+HIDDEN_MARK = "⚠"
 
 
 @proposals_app.command("list")
@@ -182,14 +182,16 @@ def _show_list(rows: list[dict[str, Any]]) -> None:
         empty="Nothing is waiting for you (all of them: --status all).",
     )
     if any(hides_text(r) for r in rows):
-        err.print(Text(f"{HIDDEN_MARK}: {HIDDEN_WARNING}", "bold yellow"))
+        legend = "marks a proposal that holds invisible or direction-changing characters"
+        err.print(Text(f"{HIDDEN_MARK} {legend}, shown as [U+…]: read it carefully.", "yellow"))
 
 
 def _summary(row: dict[str, Any]) -> Text:
-    text = shown(row["summary"])
-    if hides_text(row):
-        text.append(f" {HIDDEN_MARK}", "bold yellow")
-    return text
+    """The summary, after a mark (first, so a narrow terminal cannot wrap it out of sight)
+    when the proposal holds hidden characters anywhere."""
+    if not hides_text(row):
+        return shown(row["summary"])
+    return Text(f"{HIDDEN_MARK} ", "bold yellow") + shown(row["summary"])
 
 
 def _when(moment: str | None) -> str:
@@ -202,7 +204,7 @@ def _show_one(p: dict[str, Any]) -> None:
         Text.assemble((p["id"], "bold"), "  ", _status(p["status"]), "  ", shown(p["summary"]))
     )
     if hides_text(p):
-        out.print(Text(f"{HIDDEN_MARK}: {HIDDEN_WARNING}", "bold yellow"))
+        out.print(Text(f"{HIDDEN_MARK} {HIDDEN_WARNING}", "bold yellow"))
     out.print(
         Text("by ")
         + shown(p["actor"])
@@ -237,13 +239,10 @@ def _failed_items(proposal: dict[str, Any]) -> list[dict[str, Any]]:
 
 
 def _value(value: Any) -> Text:
-    return shown(
-        "-"
-        if value is None
-        else json.dumps(value, ensure_ascii=False)
-        if not isinstance(value, str)
-        else value
-    )
+    """A diff value; a note keeps its lines (never a carriage return, which would let the
+    text after it overwrite the line on a terminal)."""
+    text = value if isinstance(value, str) else json.dumps(value, ensure_ascii=False)
+    return shown("-" if value is None else text, keep="\n\t")
 
 
 def _status(status: str) -> Text:
