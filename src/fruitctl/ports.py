@@ -18,10 +18,13 @@ FetchOrder = Literal["newest", "oldest", "priority", "dueDate", "open"]
 
 @dataclass(frozen=True)
 class ReminderScope:
-    """Which reminders a read looks at: some lists (``None`` = every list) and a status."""
+    """Which reminders a read looks at: some lists (``None`` = every list), a status, and
+    (``text``) only those whose title or notes contain a text, in any case
+    (``domain.reminders.mentioning`` is the reference)."""
 
     list_ids: tuple[str, ...] | None = None
     status: Status = "incomplete"
+    text: str | None = None
 
 
 @dataclass(frozen=True)

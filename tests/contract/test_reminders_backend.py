@@ -12,7 +12,8 @@ from typing import Any, get_args
 import pytest
 
 from fruitctl.domain.errors import InvalidParams, NotFound
-from fruitctl.domain.reminders import SORT_TERMS, Reminder, Status, sort_reminders
+from fruitctl.domain.query import compile_query
+from fruitctl.domain.reminders import SORT_TERMS, Reminder, Status, mentioning, sort_reminders
 from fruitctl.ports import (
     FetchOrder,
     NewReminder,
@@ -21,6 +22,7 @@ from fruitctl.ports import (
     ReminderQuery,
     RemindersBackend,
     ReminderScope,
+    ReminderSearch,
 )
 
 ROME = timezone(timedelta(hours=1))
@@ -538,3 +540,82 @@ def test_fetch_due_before_respects_status(backend: RemindersBackend, mixed: dict
         )
     )
     assert [r.title for r in found] == ["done-1"]
+
+
+# -- a text to find (reminders list --search, query_reminders' search) ------------------------
+
+WORDED = [
+    # title, notes, completed
+    ("Call the DENTIST", None, False),
+    ("Teeth", "ask the Dentist about the crown", False),
+    ("Straße fegen", "before Sunday", False),
+    ("buy éclairs", None, False),
+    ("ÉCLAIRS for Anna", "from the bakery", True),
+    ("dentistry bill", "paid", True),
+    ("nothing here", "at all", False),
+]
+
+
+@pytest.fixture
+def worded(backend: RemindersBackend) -> dict[str, Any]:
+    work = backend.create_list("Work")
+    home_id = _default_id(backend)
+    done = datetime(2026, 1, 1, 12, 0, tzinfo=ROME)
+    backend.create(
+        [
+            NewReminder(
+                list_id=work.id if index % 2 else home_id,
+                title=title,
+                notes=notes,
+                completion=done if completed else None,
+            )
+            for index, (title, notes, completed) in enumerate(WORDED)
+        ]
+    )
+    return {"work": work.id, "home": home_id}
+
+
+@pytest.mark.parametrize(
+    ("text", "titles"),
+    [
+        ("dentist", {"Call the DENTIST", "Teeth", "dentistry bill"}),  # title or notes, any case
+        ("STRASSE", {"Straße fegen"}),  # Unicode case folding: ß is ss
+        ("Éclair", {"buy éclairs", "ÉCLAIRS for Anna"}),  # beyond ASCII
+        ("the crown", {"Teeth"}),
+        ("bakery", {"ÉCLAIRS for Anna"}),
+        ("absent", set()),
+    ],
+)
+def test_fetch_text_finds_title_or_notes_in_any_case(
+    backend: RemindersBackend, worded: dict[str, Any], text: str, titles: set[str]
+) -> None:
+    got = backend.fetch(ReminderQuery(ReminderScope(None, "all", text)))
+    assert {r.title for r in got} == titles
+
+
+@pytest.mark.parametrize("order", get_args(FetchOrder))
+def test_fetch_text_keeps_scope_order_and_paging(
+    backend: RemindersBackend, worded: dict[str, Any], order: FetchOrder
+) -> None:
+    """A text narrows the scope as a filter would: same order, then offset and limit."""
+    statuses: tuple[Status, ...] = ("incomplete", "completed", "all")
+    for status in statuses:
+        for list_ids in [None, (worded["work"],), (worded["home"],)]:
+            scope = ReminderScope(list_ids, status)
+            reference = mentioning(backend.fetch(ReminderQuery(scope, order)), "e")
+            searched = ReminderScope(list_ids, status, "E")
+            assert _ids(backend.fetch(ReminderQuery(searched, order))) == _ids(reference)
+            paged = backend.fetch(ReminderQuery(searched, order, limit=2, offset=1))
+            assert _ids(paged) == _ids(reference[1:3]), (list_ids, status)
+
+
+def test_search_with_a_text_evaluates_the_query_on_what_it_finds(
+    backend: RemindersBackend, worded: dict[str, Any]
+) -> None:
+    if not isinstance(backend, ReminderSearch):
+        pytest.skip(f"{backend.name} runs no JMESPath in its store: the service does it")
+    scope = ReminderScope(None, "all", "dentist")
+    found = backend.search(scope, compile_query("[?isCompleted == `false`].title"), 50)
+    assert sorted(found) == ["Call the DENTIST", "Teeth"]
+    newest = backend.fetch(ReminderQuery(scope))
+    assert backend.search(scope, compile_query("[*].id"), 2, 1) == _ids(newest)[1:3]

@@ -76,6 +76,10 @@ def list_command(
     query: Annotated[
         str | None, typer.Option(help='JMESPath filter/projection, e.g. "[?priority == `1`]".')
     ] = None,
+    search: Annotated[
+        str | None,
+        typer.Option(help="Only reminders whose title or notes contain this text, in any case."),
+    ] = None,
     limit: Annotated[int, typer.Option(help="Maximum results (1-200).")] = 50,
     offset: Annotated[
         int, typer.Option(help="Results to skip first: --offset 200 is the second page of 200.")
@@ -95,6 +99,8 @@ def list_command(
         args["list"] = selector
     if query is not None:
         args["query"] = query
+    if search is not None:
+        args["search"] = search
     run(as_json, lambda: client(as_json).call("query_reminders", args), render.show_reminders)
 
 

@@ -191,6 +191,15 @@ SORT_TERMS: dict[str, list[SortTerm]] = {
 }
 
 
+def mentioning(items: Iterable[Reminder], text: str) -> list[Reminder]:
+    """The reminders whose title or notes contain ``text`` in any case (Unicode case folding:
+    "STRASSE" finds "Straße"), in their order."""
+    wanted = text.casefold()
+    return [
+        r for r in items if wanted in r.title.casefold() or wanted in (r.notes or "").casefold()
+    ]
+
+
 def sort_reminders(items: Iterable[Reminder], order: str) -> list[Reminder]:
     """Sort in memory exactly as a backend that sorts in its store must."""
     result = list(items)

@@ -7,7 +7,14 @@ import builtins
 from collections.abc import Mapping
 from typing import Annotated, TypeVar
 
-from pydantic import AfterValidator, BaseModel, ConfigDict, Field, ValidationError
+from pydantic import (
+    AfterValidator,
+    BaseModel,
+    ConfigDict,
+    Field,
+    ValidationError,
+    model_validator,
+)
 from pydantic_core import PydanticCustomError
 
 from fruitctl.domain.errors import InvalidParams
@@ -41,7 +48,17 @@ Lines = Annotated[str, _written(multiline=True)]
 """Text to write that may have lines: notes."""
 
 
-class ListSelector(Input):
+class ListReference(Input):
+    """A list named by an object (``{"name": "Groceries"}``) or, as agents often write it, by
+    a bare string: ``"Groceries"`` is read as its name."""
+
+    @model_validator(mode="before")
+    @classmethod
+    def _bare_name(cls, data: object) -> object:
+        return {"name": data} if isinstance(data, str) else data
+
+
+class ListSelector(ListReference):
     """Exactly one of name, id or all."""
 
     name: str | None = Field(None, description="List name (case-insensitive match)")
@@ -49,11 +66,18 @@ class ListSelector(Input):
     all: bool | None = Field(None, description="Set true to search all lists")
 
 
-class TargetList(Input):
+class TargetList(ListReference):
     """A list to write into: exactly one of name or id."""
 
     name: str | None = None
     id: str | None = None
+
+
+SEARCH_MAX = 200  # a phrase to find, not a document: longer text is a mistake
+SEARCH_HELP = (
+    "Only reminders whose title or notes contain this text, in any case. "
+    "Applied with the list and status filters, before 'query'."
+)
 
 
 class QueryReminders(Input):
@@ -68,6 +92,12 @@ class QueryReminders(Input):
         None,
         description="JMESPath expression for advanced filtering/projection. "
         "Applied after list and status filters.",
+    )
+    search: str | None = Field(
+        None,
+        min_length=1,
+        max_length=SEARCH_MAX,
+        description=SEARCH_HELP,
     )
     limit: int = Field(50, ge=1, le=200, description="Maximum results to return")
     offset: int = Field(

@@ -68,7 +68,7 @@ class RemindersService:
 
     def query_reminders(self, args: Args = None) -> Any:
         request = parse(inputs.QueryReminders, args, "query")
-        scope = ReminderScope(self._scope_lists(request.list), request.status)
+        scope = ReminderScope(self._scope_lists(request.list), request.status, request.search)
         if request.query is None:
             found = self.backend.fetch(_plain_query(scope, request))
             return self._items("query", found, Reminder.to_wire)
@@ -101,7 +101,9 @@ class RemindersService:
                 return backend.answers_at_once(_open_query(request))
             case inputs.QueryReminders(query=None) if backend.answers_at_once(None):
                 try:  # naming the list is itself a lookup the store answers at once
-                    scope = ReminderScope(self._scope_lists(request.list), request.status)
+                    scope = ReminderScope(
+                        self._scope_lists(request.list), request.status, request.search
+                    )
                 except FruitctlError:
                     return False  # the call reports it, wherever it runs
                 return backend.answers_at_once(_plain_query(scope, request))

@@ -31,6 +31,7 @@ from fruitctl.domain.reminders import (
     ReminderList,
     Status,
     check_text,
+    mentioning,
     sort_reminders,
 )
 from fruitctl.ports import (
@@ -152,6 +153,8 @@ class EventKitReminders:
         pushed = due_before if scope.status == "incomplete" and not query.include_no_due else None
         raws = self._fetch_raw(scope.list_ids, scope.status, pushed)
         found = self._reminders(raws)
+        if scope.text is not None:  # EventKit's predicates cannot match a text
+            found = mentioning(found, scope.text)
         if due_before is not None or not query.include_no_due:
             found = [r for r in found if _due_ok(r, due_before, query.include_no_due)]
         ordered = sort_reminders(found, query.order)

@@ -6,6 +6,7 @@ import secrets
 import threading
 import time
 from collections.abc import Sequence
+from dataclasses import replace
 from datetime import datetime
 from typing import Any, cast
 
@@ -20,7 +21,7 @@ from fruitctl.backends.local.zone import follow_zone
 from fruitctl.domain.dates import format_datetime, now
 from fruitctl.domain.errors import InvalidParams, NotFound
 from fruitctl.domain.query import Query
-from fruitctl.domain.reminders import Reminder, ReminderList, check_text
+from fruitctl.domain.reminders import Reminder, ReminderList, check_text, mentioning
 from fruitctl.domain.writes import entering, next_token
 from fruitctl.ports import (
     EventRange,
@@ -150,6 +151,7 @@ class LocalReminders:
             and query.include_no_due  # else a walk may pass every undated one to fill its limit
             and query.limit is not None
             and query.limit + query.offset <= AT_ONCE_ROWS
+            and query.scope.text is None  # a text is matched on every reminder of the scope
         )
 
     def fetch(self, query: ReminderQuery) -> list[Reminder]:
@@ -157,6 +159,8 @@ class LocalReminders:
         return list(self._cache.get(("fetch", query), lambda: self._fetch(query)))
 
     def _fetch(self, query: ReminderQuery) -> tuple[Reminder, ...]:
+        if query.scope.text is not None:
+            return self._fetch_mentioning(query, query.scope.text)
         where = scope_filter(query.scope)
         if query.due_before is not None:
             due_ok = reminders.c.due_sort < query.due_before.timestamp()
@@ -170,6 +174,14 @@ class LocalReminders:
             statement = statement.offset(query.offset)
         with self._engine.connect() as conn:
             return tuple(rows.to_reminders(conn, conn.execute(statement).all()))
+
+    def _fetch_mentioning(self, query: ReminderQuery, text: str) -> tuple[Reminder, ...]:
+        """A fetch of the reminders mentioning ``text``: matched here, after SQL has scoped and
+        ordered them, as SQLite's own case folding knows ASCII only ("É" would miss "é")."""
+        whole = replace(query, scope=replace(query.scope, text=None), limit=None, offset=0)
+        found = mentioning(self._fetch(whole), text)
+        end = None if query.limit is None else query.offset + query.limit
+        return tuple(found[query.offset : end])
 
     def get(self, reminder_id: str) -> Reminder:
         with self._engine.connect() as conn:
@@ -252,6 +264,9 @@ class LocalReminders:
                 raise NotFound(f"No reminder found with ID: '{reminder_id}'.")
 
     def search(self, scope: ReminderScope, query: Query, limit: int, offset: int = 0) -> Any:
+        if scope.text is not None:  # matched in Python (see _fetch_mentioning): the rest too
+            result = query.evaluate([r.to_wire() for r in self.fetch(ReminderQuery(scope))])
+            return result[offset : offset + limit] if isinstance(result, list) else result
         with self._engine.connect() as conn:
             return search(conn, scope_filter(scope), query, limit, offset)
 

@@ -38,14 +38,18 @@ def query_reminders(args: inputs.QueryReminders, ctx: ToolContext) -> Any:
     status: "incomplete" (default), "completed" or "all".
     sortBy: "newest" (default), "oldest", "priority" (high first, none last) or "dueDate"
     (soonest first, undated last); ignored when query is given.
-    query: a JMESPath expression run on the list of reminders after the list and status
+    search: a text; only reminders whose title or notes contain it, in any case.
+    query: a JMESPath expression run on the list of reminders after the list, status and search
     filters; it decides the order. Use == for equality and backticks for numbers.
     limit: 1-200, default 50, applied last. offset: how many results to skip first (default 0),
     to page through more than 200: {"limit": 200, "offset": 200} is the second page.
 
     Examples: {} · {"list": {"name": "Work"}} · {"list": {"all": true}, "status": "completed"}
-    · {"query": "[?priority == `1`]"} · {"query": "[?contains(title, 'meeting')]"}
+    · {"list": {"all": true}, "search": "dentist"}
+    · {"query": "[?priority != `0`]"} (any priority set) · {"query": "[?priority == `1`]"}
+    · {"query": "[?contains(title, 'meeting')]"}
     · {"list": {"all": true}, "query": "reverse(sort_by(@, &creationDate))[:10]"}
+    · {"query": "reverse(sort_by(@, &modificationDate))[:5]"} (the five last modified)
     · {"query": "[*].{title: title, due: dueDate}"}
     · {"query": "[?creationDate >= '2024-01-01' && creationDate < '2025-01-01']"}
     · {"query": "[?contains(tags, 'next')]"}
