@@ -243,3 +243,28 @@ def test_an_unknown_tool_is_method_not_found_at_every_door(raising: Served) -> N
         aai = rpc.call({**ENVELOPE, "tool": "no_such_tool"})
     assert aai["error"]["code"] == row.aai
     assert error["message"] == aai["error"]["message"] == printed[0]["message"]
+
+
+def test_the_http_servers_own_refusals_exit_as_their_canonical_code(
+    raising: Served, tmp_path: Path
+) -> None:
+    """A body over the server's limit is the HTTP door's PAYLOAD_TOO_LARGE: a remote CLI reads
+    it as invalid_request (exit 2, as an over-long socket line), not "unreachable" (exit 9)."""
+    big = tmp_path / "big.json"
+    big.write_text(json.dumps({"pad": "x" * 1_100_000}))  # over the default 1 MiB
+    elsewhere = raising.home / "elsewhere"
+    elsewhere.mkdir(mode=0o700, exist_ok=True)
+    remote = {
+        "FRUITCTL_HOME": str(elsewhere),
+        "FRUITCTL_URL": raising.url,
+        "FRUITCTL_TOKEN": raising.agent,
+    }
+    done = run_cli(["tools", "call", "get_lists", "--args", f"@{big}", "--json"], remote)
+    assert done.exit_code == error_table.row_of("invalid_request").exit == 2, done.output
+    error = json.loads(done.stdout)["error"]
+    assert error["code"] == "invalid_request" and "too large" in error["message"]
+    local = run_cli(
+        ["tools", "call", "get_lists", "--args", f"@{big}", "--json"],
+        raising.env(FRUITCTL_IN_PROCESS="1"),
+    )
+    assert local.exit_code == done.exit_code  # refused here too, as invalid input

@@ -10,8 +10,9 @@ from __future__ import annotations
 
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, JsonValue
 
+from fruitctl.domain import error_table
 from fruitctl.domain.reminders import Reminder, ReminderList
 
 __all__ = ["Reminder", "ReminderList"]
@@ -21,8 +22,17 @@ class Model(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
 
+WIRE_CODES: list[JsonValue] = [
+    *(row.wire for row in error_table.TABLE),
+    *(row.wire for row in error_table.HTTP_ONLY),
+]
+
+
 class ErrorBody(Model):
-    code: str = Field(description="VALIDATION_ERROR, NOT_FOUND, LIST_NOT_ALLOWED, ...")
+    code: str = Field(
+        description="What went wrong, one of the table of error codes.",
+        json_schema_extra={"enum": WIRE_CODES},
+    )
     message: str
     retryable: bool
     details: dict[str, Any]
