@@ -31,18 +31,43 @@ def show_reminders(items: Any) -> None:
     if not isinstance(items, list) or not all(_is_reminder(i) for i in items):
         out.print(shown(json.dumps(items, ensure_ascii=False, indent=2), keep="\n"))
         return
-    rows = (
-        (
-            "✓" if r.get("isCompleted") else "○",
-            _title(r["title"], r.get("priority", 0), r.get("isFlagged", False)),
-            Text(r.get("listName", "")),
-            due_text(r.get("dueDate") or r.get("dueAt"), done=r.get("isCompleted", False)),
-            Text(" ".join(r.get("tags") or [])),
-            Text(r["id"], style="dim"),
-        )
-        for r in items
-    )
+    marks: set[str] = set()
+    rows = [_reminder_row(r, marks) for r in items]
     show_table(("", "TITLE", "LIST", "DUE", "TAGS", "ID"), rows, empty="No reminders.")
+    if marks:  # what the marks in the table mean, only those it shows
+        legend = " · ".join(mark + words for mark, words in LEGEND.items() if mark in marks)
+        out.print(Text(legend, style="dim"))
+
+
+OVERDUE = "overdue"  # beside a due date that has passed: the red alone is lost in a pipe
+# The marks a reminders table may show and what each means, in the order its legend says them.
+LEGEND = {
+    "!!!": " high",
+    "!!": " medium",
+    "!": " low priority",
+    "⚑": " flagged",
+    OVERDUE: ": due date passed, not done",
+}
+
+
+def _reminder_row(r: dict[str, Any], marks: set[str]) -> tuple[str | Text, ...]:
+    """One reminder's cells; the marks they show are added to ``marks``."""
+    priority, flagged = r.get("priority", 0), r.get("isFlagged", False)
+    due = r.get("dueDate") or r.get("dueAt")
+    done = r.get("isCompleted", False)
+    when = due_text(due, done=done)
+    if due and not done and _before_now(parse_date_or_datetime(due)):
+        when.append(f" {OVERDUE}", style="bold red")
+        marks.add(OVERDUE)
+    marks.update(m for m in (PRIORITY_MARKS[priority_name(priority)], "⚑" if flagged else "") if m)
+    return (
+        "✓" if done else "○",
+        _title(r["title"], priority, flagged),
+        Text(r.get("listName", "")),
+        when,
+        Text(" ".join(r.get("tags") or [])),
+        Text(r["id"], style="dim"),
+    )
 
 
 def show_reminder(r: dict[str, Any]) -> None:
