@@ -356,6 +356,25 @@ def test_every_todos_facts_are_things_pys(app: bootstrap.App, database: Path) ->
     assert sum(1 for t in theirs.values() if t["notes"] == "") == 9
 
 
+# -- by design: This Evening is Today's last part ------------------------------------------------
+
+
+def test_this_evening_is_below_the_rest_of_today(
+    home: Path, database: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The app shows Today's to-dos moved to This Evening (``startBucket = 1``, which fruitctl's
+    ``when: evening`` makes too) in a part of their own below the rest, so a ``limit`` cuts them
+    last (ossianhempel/things3-cli#11 found the column; things.py orders Today by ``todayIndex``
+    alone, so it keeps such a to-do in its place)."""
+    with closing(sqlite3.connect(database)) as db, db:
+        db.execute("UPDATE TMTask SET startBucket = 1 WHERE uuid = ?", (IN_TODAY,))
+    theirs = ids(things.today(filepath=str(database), type="to-do"))
+    with gateway_on(database, monkeypatch) as app:
+        mine = ours(app, view="today")
+    assert theirs[-1] != IN_TODAY
+    assert mine == [uuid for uuid in theirs if uuid != IN_TODAY] + [IN_TODAY]
+
+
 # -- by design: a project not yet started keeps its to-dos -----------------------------------------
 
 

@@ -72,7 +72,8 @@ AND t.{RULE} IS NULL
 _TASK_COLUMNS = """
 t.uuid, t.title, t.notes, t.status, t.start, t.startDate, t.deadline, t.stopDate,
 t.creationDate, t.userModificationDate, t.area, COALESCE(t.project, h.project), t.heading,
-t."index", t.todayIndex, p.area, {suppressed}, t.rt1_repeatingTemplate, p.start, p.startDate
+t."index", t.todayIndex, p.area, {suppressed}, t.rt1_repeatingTemplate, p.start, p.startDate,
+{bucket}
 """
 # A superset of each view's to-dos, in SQL, so only those rows are read in full ("?" = today); a
 # project not yet started (``p.start = 2``) keeps its to-dos in Someday or Upcoming.
@@ -95,12 +96,17 @@ VIEW_SQL: dict[str, tuple[str, tuple[str, ...]]] = {
     ),
     "logbook": ("AND t.status IN (2, 3)", ()),
 }
-SUPPRESSED = "deadlineSuppressionDate"  # not in every version: read where it exists
+# Not in every version: read where they exist.
+SUPPRESSED = "deadlineSuppressionDate"
+BUCKET = "startBucket"  # 1: in Today's "This Evening"
 
 
 def _task_columns(db: sqlite3.Connection) -> str:
     have = {row[1] for row in db.execute("PRAGMA table_info(TMTask)")}
-    return _TASK_COLUMNS.format(suppressed=f"t.{SUPPRESSED}" if SUPPRESSED in have else "NULL")
+    return _TASK_COLUMNS.format(
+        suppressed=f"t.{SUPPRESSED}" if SUPPRESSED in have else "NULL",
+        bucket=f"t.{BUCKET}" if BUCKET in have else "0",
+    )
 
 
 class ThingsDatabase:

@@ -72,7 +72,7 @@ class Rows:
 
 
 # Where a task row (``_TASK_COLUMNS`` in ``reader.py``) keeps what ordering and views read.
-STOP, TODAY_INDEX, TEMPLATE, PROJECT_START, PROJECT_DATE = 7, 14, 17, 18, 19
+STOP, TODAY_INDEX, TEMPLATE, PROJECT_START, PROJECT_DATE, EVENING = 7, 14, 17, 18, 19, 20
 
 
 def view_columns(
@@ -127,11 +127,11 @@ def _parked(start: int | None, start_date: int | None, now: int) -> ThingsView |
 
 def ordered(rows: list[tuple[Any, ...]], view: ThingsView | None) -> list[tuple[Any, ...]]:
     """Task rows, already in the app's own order (``index``), in the order the app shows
-    ``view``: Today by its own order (``todayIndex``) then start date, Upcoming by the date it
-    starts (its project's, for a parked project's to-do), the Logbook newest first. Sorts are
-    stable, so ``index`` decides ties."""
+    ``view``: Today by its own order (``todayIndex``) then start date, This Evening's below the
+    rest; Upcoming by the date it starts (its project's, for a parked project's to-do); the
+    Logbook newest first. Sorts are stable, so ``index`` decides ties."""
     if view == "today":
-        return sorted(rows, key=lambda r: (r[TODAY_INDEX] or 0, r[5] or 0))
+        return sorted(rows, key=lambda r: (r[EVENING] or 0, r[TODAY_INDEX] or 0, r[5] or 0))
     if view == "upcoming":
         return sorted(rows, key=_starts)
     if view == "logbook":
