@@ -2,7 +2,8 @@
 
 Every error a caller can see is a ``FruitctlError`` carrying a canonical ``code``; each front door
 renders that code in its own dialect (socket: ``list_not_allowed``; HTTP/AAI: ``LIST_NOT_ALLOWED``;
-MCP: ``isError`` with the message; CLI: an exit status and one line).
+MCP: ``isError`` with the message; CLI: an exit status and one line), every name and number of it
+read from the one table in ``domain.error_table``.
 
     FruitctlError
     ├── InvalidParams            invalid_params        the caller sent something malformed
