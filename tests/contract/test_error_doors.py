@@ -3,8 +3,8 @@ serve`` whose reminders backend is ``raising_backend``), and the code, its messa
 and the exit status arrive alike through the in-process CLI, the CLI through the daemon's
 socket, the raw socket (JSON-RPC and AAI), the HTTP API on loopback with a token, the CLI
 pointed at that API from another home (``FRUITCTL_URL``), ``fruitctl aai call`` and MCP (the
-SDK's own client, over stdio to ``fruitctl mcp``). Each door's names and numbers are the one
-table's (``domain.error_table``)."""
+SDK's own client: over stdio to ``fruitctl mcp``, and over HTTP on the daemon's ``/mcp``).
+Each door's names and numbers are the one table's (``domain.error_table``)."""
 
 from __future__ import annotations
 
@@ -17,9 +17,11 @@ from typing import Any
 
 import anyio
 import httpx
+import httpx2
 import pytest
 from mcp.client import Client
 from mcp.client.stdio import StdioServerParameters, stdio_client
+from mcp.client.streamable_http import streamable_http_client
 from mcp.shared.exceptions import MCPError
 from raising_backend import DETAILS, RAISE_ENV, message
 from socket_daemon import FRUITCTL, Raw, cli, daemon_env, running, short_home
@@ -144,18 +146,24 @@ def test_every_code_arrives_alike_through_every_door(raising: Served, code: str)
 
 
 def test_every_code_arrives_alike_through_mcp(raising: Served) -> None:
-    """One MCP session over stdio to ``fruitctl mcp``, which calls the daemon: each code's
-    message as the text, the code in ``_meta``; an unknown tool, JSON-RPC's method not found."""
+    """MCP over stdio to ``fruitctl mcp`` (which calls the daemon) and over HTTP on the daemon's
+    ``/mcp`` with the agent's token: each code's message as the text and the code in ``_meta``;
+    an unknown tool, JSON-RPC's method not found, numbered as in the table."""
     server = StdioServerParameters(
         command=FRUITCTL[0],
         args=[*FRUITCTL[1:], "mcp"],
         env=daemon_env(raising.home, FRUITCTL_REMINDERS__BACKEND=BACKEND),
     )
+    http = httpx2.AsyncClient(headers={"Authorization": f"Bearer {raising.agent}"})
+    doors = {
+        "stdio": stdio_client(server, errlog=sys.stderr),
+        "http": streamable_http_client(f"{raising.url}/mcp", http_client=http),
+    }
 
-    async def main() -> dict[str, Any]:
+    async def session(transport: Any) -> dict[str, Any]:
         seen: dict[str, Any] = {}
         with anyio.fail_after(MCP_DEADLINE_S):
-            async with Client(stdio_client(server, errlog=sys.stderr), mode="legacy") as client:
+            async with Client(transport, mode="legacy") as client:
                 for code in ERROR_CODES:
                     raising.raise_file.write_text(code)
                     seen[code] = await client.call_tool("get_lists", {})
@@ -164,12 +172,17 @@ def test_every_code_arrives_alike_through_mcp(raising: Served) -> None:
                 assert unknown.value.code == error_table.row_of("method_not_found").jsonrpc
         return seen
 
-    for code, result in anyio.run(main).items():
-        assert result.is_error, code
-        assert [c.text for c in result.content] == [message(code)]
-        assert result.meta == {
-            "dev.fruitctl/error": {"code": code, "retryable": error_table.retryable(code)}
-        }
+    async def main() -> dict[str, dict[str, Any]]:
+        async with http:
+            return {door: await session(transport) for door, transport in doors.items()}
+
+    for door, seen in anyio.run(main).items():
+        for code, result in seen.items():
+            assert result.is_error, (door, code)
+            assert [c.text for c in result.content] == [message(code)], door
+            assert result.meta == {
+                "dev.fruitctl/error": {"code": code, "retryable": error_table.retryable(code)}
+            }, door
 
 
 def test_remote_invalid_input_exits_as_local(raising: Served) -> None:
