@@ -122,3 +122,17 @@ def test_a_broken_governance_file_fails_its_check_with_its_line(broken: str) -> 
         assert code == 1 and report["healthy"] is False
         assert report["governance"]["error"].startswith(f"{home / 'governance.yaml'}:")
         assert report["reminders"]["state"] == "ok"  # the rest is checked all the same
+
+
+def test_a_variable_read_by_nothing_is_named_with_the_spelling_meant() -> None:
+    """One underscore where the setting needs two: pydantic-settings ignores it silently."""
+    with short_home() as home:
+        code, report = doctor(home, FRUITCTL_CALDAV_URL="https://dav.example.com/")
+        assert code == 1 and report["config"]["state"] == "ok"
+        assert report["environment"]["unread"] == [
+            {"variable": "FRUITCTL_CALDAV_URL", "meant": "FRUITCTL_CALDAV__URL"}
+        ]
+        text = cli(home, "doctor", FRUITCTL_CALDAV_URL="x", FRUITCTL_HTTP__PORT="8765").stdout
+        assert "FRUITCTL_CALDAV_URL is set but fruitctl reads no such variable" in text
+        assert "did you mean FRUITCTL_CALDAV__URL?" in text
+        assert "FRUITCTL_HTTP__PORT" not in text  # a setting: read

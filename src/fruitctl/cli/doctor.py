@@ -23,7 +23,7 @@ from typing import Annotated, Any
 
 import typer
 
-from fruitctl import __version__, bootstrap
+from fruitctl import __version__, bootstrap, config_env
 from fruitctl.cli import doctor_daemon, drift
 from fruitctl.cli.app import JsonOption, only_here
 from fruitctl.cli.output import emit_json, out, reporting, tags_state
@@ -50,6 +50,7 @@ def doctor_command(
     with reporting(as_json):
         only_here()
         report = {"fruitctl": __version__, "platform": _platform(), **_checks(write_test)}
+        report["environment"] = {"unread": config_env.unread(os.environ)}
     healthy = _healthy(report)
     report["healthy"] = healthy
     if as_json:
@@ -118,7 +119,7 @@ def _configured(app: bootstrap.App, write_test: bool) -> dict[str, Any]:
 
 
 def _healthy(report: dict[str, Any]) -> bool:
-    if report["config"]["state"] != OK:
+    if report["config"]["state"] != OK or report["environment"]["unread"]:
         return False
     fine = all(_serves(report, service) for service in ("reminders", "calendar"))
     fine = fine and all(store["state"] != "broken" for store in report["stores"].values())
@@ -147,6 +148,8 @@ def _serves(report: dict[str, Any], service: str) -> bool:
 def _show(report: dict[str, Any]) -> None:
     line = out.print
     line(f"fruitctl {report['fruitctl']} on {report['platform']}", markup=False)
+    for said in config_env.describe(report["environment"]["unread"]):
+        line(f"environment {said}", markup=False)
     config = report["config"]
     if config["state"] != OK:
         line(f"config      {config['file']}: BROKEN", markup=False)
