@@ -9,6 +9,8 @@ from __future__ import annotations
 
 import os
 import sys
+import threading
+from collections.abc import Callable
 from typing import TYPE_CHECKING, Annotated, Any
 
 import anyio
@@ -77,7 +79,48 @@ def _serve(app: App, tools: McpTools | None, http: bool, host: str, port: int) -
     from fruitctl.transports.mcp import serve_stdio
 
     gateway = app.gateway if tools is None else None  # never built when another runs the tools
-    anyio.run(serve_stdio, gateway, app.config.settings.approvals.mcp_elicitation, tools)
+    elicit = app.config.settings.approvals.mcp_elicitation
+    if not sys.stdin.isatty():  # a client's pipe: the usual case
+        anyio.run(serve_stdio, gateway, elicit, tools)
+        return
+    print(ON_A_TERMINAL, file=sys.stderr, flush=True)
+    _until_interrupted(lambda: anyio.run(serve_stdio, gateway, elicit, tools))
+
+
+# Said once when a person starts the server by hand: it speaks JSON-RPC, not to a person.
+ON_A_TERMINAL = (
+    "fruitctl mcp: an MCP server on stdin/stdout, waiting for an MCP client (Claude Desktop, "
+    "Claude Code, Cursor, Codex start it themselves); Ctrl-C stops it."
+)
+
+
+def _until_interrupted(serve: Callable[[], None]) -> None:
+    """Run ``serve`` until it ends or the person presses Ctrl-C (exit 130, no traceback).
+
+    On a terminal the SDK reads stdin in a worker thread, blocked in a read that no
+    cancellation reaches, so the event loop could never finish and the process would not end.
+    Served from a daemon thread instead (its worker threads are daemons too), the main thread
+    only waits: Ctrl-C ends the wait, the command closes what it opened, and the process exits
+    without waiting for the read."""
+    failure: list[BaseException] = []
+
+    def run() -> None:
+        try:
+            serve()
+        except BaseException as exc:  # handed to the main thread, which reports it
+            failure.append(exc)
+
+    thread = threading.Thread(target=run, name="fruitctl-mcp-stdio", daemon=True)
+    thread.start()
+    try:
+        thread.join()
+    except KeyboardInterrupt:
+        raise typer.Exit(INTERRUPTED) from None
+    if failure:
+        raise failure[0]
+
+
+INTERRUPTED = 130  # 128 + SIGINT, as a shell reports a command Ctrl-C stopped
 
 
 def front(app: App) -> DaemonTools | RefusingTools | None:
