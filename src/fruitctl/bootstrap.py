@@ -212,6 +212,7 @@ class App:
         rules.on_change = lambda now: registry.reshape(
             lambda t: _governed(t, now.apply(t.definition))
         )
+        registry.before_listing = rules.rules
         log = telemetry.configure_logging(paths.log_dir)
         rules.events = log
         recorder = telemetry.CallRecorder(

@@ -62,14 +62,14 @@ def log_events(home: Path) -> list[dict[str, Any]]:
 def test_a_changed_governance_file_rules_the_next_call(daemon: Daemon) -> None:
     assert create(daemon, "Before")["status"] == "pending"  # the default: a person approves
     save(daemon.home / "governance.yaml", ALLOW_CREATE)
+    with Raw(daemon.socket) as rpc:  # a listing, before any call, shows the new rules
+        tools = {t["name"]: t for t in rpc.result("tools.list")["tools"]}
+    assert tools["create_reminders"]["requiresApproval"] is False
     assert "status" not in create(daemon, "After")  # done at once: the new rules
     listed = cli(daemon.home, "tools", "list", "--json")
     verdicts = {t["name"]: t["verdicts"] for t in json.loads(listed.stdout)}
     assert verdicts["create_reminders"]["NORMAL"] == "allow"
     assert listed.stderr == ""  # nothing to warn of: the daemon runs what the file says
-    with Raw(daemon.socket) as rpc:  # the socket's own listing follows the rules too
-        tools = {t["name"]: t for t in rpc.result("tools.list")["tools"]}
-    assert tools["create_reminders"]["requiresApproval"] is False
     (daemon.home / "governance.yaml").unlink()  # no file: the defaults again
     assert create(daemon, "Defaults")["status"] == "pending"
     assert "governance_reloaded" in {e["event"] for e in log_events(daemon.home)}

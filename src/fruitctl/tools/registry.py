@@ -10,6 +10,9 @@ from fruitctl.tools.model import Mode, Tool, ToolDefinition
 class ToolRegistry:
     def __init__(self, tools: Iterable[Tool] = ()) -> None:
         self._tools: dict[str, Tool] = {}
+        self.before_listing: Callable[[], object] = lambda: None
+        """Called before the tools are listed: brings their rules up to date (the process's
+        ``LiveGovernance``), so a listing shows the rules the next call gets."""
         for item in tools:
             self.register(item)
 
@@ -36,6 +39,7 @@ class ToolRegistry:
 
     def list_tools(self, mode: Mode | None = None) -> list[ToolDefinition]:
         """Every tool, or those a mode lets run (directly or after approval)."""
+        self.before_listing()
         return [
             t.definition
             for t in self._tools.values()
@@ -43,9 +47,11 @@ class ToolRegistry:
         ]
 
     def filter_by_category(self, category: str) -> list[ToolDefinition]:
+        self.before_listing()
         return [t.definition for t in self._tools.values() if t.definition.category == category]
 
     def __iter__(self):  # type: ignore[no-untyped-def]
+        self.before_listing()
         return iter(self._tools.values())
 
     def __len__(self) -> int:
