@@ -3,7 +3,9 @@
 Ranges go to EventKit's event predicate, split into spans of at most four years (EventKit's
 limit); EventKit expands recurring series itself, and each occurrence gets fruitctl's
 occurrence id. Changing one occurrence saves it with ``EKSpanThisEvent`` (EventKit detaches
-it); changing the series saves its first occurrence with ``EKSpanFutureEvents``.
+it); changing or removing the series addresses its master event - the one EventKit answers for
+the series' id - with ``EKSpanFutureEvents``, never an occurrence searched for: a series whose
+first occurrence was removed or moved alone is changed and removed all the same.
 """
 
 from __future__ import annotations
@@ -127,7 +129,7 @@ class EventKitCalendars:
             series = self._series(raw)
             through = raw if key is not None else None
             fields = mapping.change_fields(_shifted(changes, through, series), series)
-            write = EventWrite(series.id, series.occurrence, fields)
+            write = EventWrite(series.id, None, fields)
         with translated("save the event"):
             saved = self._port.save_event(write, not one)
         return mapping.to_event(saved, self._names().get(saved.calendar_id, ""), as_series=not one)
@@ -144,7 +146,7 @@ class EventKitCalendars:
             raise _series_needs_scope(event_id, "delete")
         series = self._series(raw)
         with translated("remove the event"):
-            self._port.remove_event(series.id, series.occurrence, True)
+            self._port.remove_event(series.id, None, True)
 
     # -- helpers ---------------------------------------------------------------------------------
 
@@ -186,7 +188,7 @@ class EventKitCalendars:
         return None
 
     def _series(self, raw: RawEvent) -> RawEvent:
-        """The series an occurrence belongs to, as EventKit answers it (its first occurrence)."""
+        """The series an occurrence belongs to, as EventKit answers its id (the master)."""
         if raw.occurrence is None:
             return raw
         with translated("read the event"):
