@@ -9,6 +9,7 @@ import ast
 import subprocess
 import sys
 import types
+from contextlib import nullcontext
 from importlib.util import find_spec
 from pathlib import Path
 
@@ -47,7 +48,7 @@ FOUNDATION = {
 FOUNDATION_SELECTORS = set().union(*FOUNDATION.values())
 # Methods the adapter calls on its own Python objects (threading.Event, set, Mapping, datetime,
 # its _Completion) through a receiver other than ``self``, a module or a literal.
-PYTHON_METHODS = {"wait", "set", "add", "discard", "items", "timestamp"}
+PYTHON_METHODS = {"wait", "set", "add", "discard", "items", "timestamp", "run"}
 
 
 def eventkit_selectors() -> set[str]:
@@ -170,6 +171,7 @@ def test_pyobjc_is_touched_on_first_use_only(monkeypatch: pytest.MonkeyPatch) ->
 
     store_class = types.SimpleNamespace(authorizationStatusForEntityType_=status)
     monkeypatch.setitem(sys.modules, "EventKit", types.SimpleNamespace(EKEventStore=store_class))
+    monkeypatch.setitem(sys.modules, "objc", types.SimpleNamespace(autorelease_pool=nullcontext))
     assert adapter.authorization("reminder") == FULL_ACCESS
     assert asked == [1]  # EKEntityTypeReminder
 

@@ -8,7 +8,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from backends.eventkit.fake_framework import FakeCalendar, Tcc, framework
+from backends.eventkit.fake_framework import FakeCalendar, Tcc, install
 
 from fruitctl.backends.eventkit import adapter
 from fruitctl.backends.eventkit.calendars import EventKitCalendars
@@ -28,8 +28,7 @@ def tcc(monkeypatch: pytest.MonkeyPatch) -> Tcc:
     found = Tcc()
     found.calendars[REMINDERS] = [FakeCalendar("c1", "Reminders"), FakeCalendar("c2", "Errands")]
     found.calendars[EVENTS] = [FakeCalendar("e1", "Home")]
-    kit = framework(found)
-    monkeypatch.setattr(adapter, "eventkit", lambda: kit)
+    install(found, monkeypatch)
     return found
 
 

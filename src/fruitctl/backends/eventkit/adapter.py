@@ -14,21 +14,31 @@ EventKit`` alone costs hundreds of milliseconds): the frameworks are imported on
 store made before access was granted keeps the empty view it had then (no lists on the first
 run), so a grant - answered here, or given in System Settings while this process runs - makes
 the next use create a new one.
-Completion handlers run on EventKit's private queue and are waited for on a ``threading.Event``;
-``NSError **`` out-parameters come back as ``(ok, error)`` and become ``StoreError``. Writes are
-serialised, and a failed one resets the store so that no half-saved change is committed later.
+Every call runs on the one thread that owns the store, in an autorelease pool of its own
+(``owner.py``: why a thread and not a lock), and hands back plain values only. Completion
+handlers run on EventKit's private queue and are waited for on a ``threading.Event``; ``NSError
+**`` out-parameters come back as ``(ok, error)`` and become ``StoreError``, and so do
+Objective-C exceptions. A failed write resets the store so that no half-saved change is
+committed later.
+
+Fresh, not cached: a store keeps handing out the objects it loaded until it is reset (it hears of
+other apps' changes only through a notification, which needs a run loop this process does not
+run). So a read by id and every write start from the saved state (``reset`` first: the base a
+write changes and a proposal's conflict check compares is never a stale copy), and ``refresh``
+resets too - the backends call it before list reads, at most every few seconds.
 """
 
 from __future__ import annotations
 
-import threading
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from datetime import datetime, timedelta
-from typing import Any
+from functools import wraps
+from typing import Any, Concatenate, ParamSpec, TypeVar
 
 from fruitctl.backends.eventkit import decode, encode
 from fruitctl.backends.eventkit.kit import eventkit
+from fruitctl.backends.eventkit.owner import Completion, StoreThread
 from fruitctl.backends.eventkit.values import (
     ADAPTER_DOMAIN,
     FULL_ACCESS,
@@ -44,6 +54,9 @@ from fruitctl.backends.eventkit.values import (
     StoreTimeout,
 )
 
+P = ParamSpec("P")
+T = TypeVar("T")
+
 ENTITY_TYPES: dict[Entity, int] = {"event": 0, "reminder": 1}  # EKEntityType
 SPAN_THIS_EVENT, SPAN_FUTURE_EVENTS = 0, 1  # EKSpan
 # An occurrence is looked up among the events around its original start; a moved (detached)
@@ -51,47 +64,62 @@ SPAN_THIS_EVENT, SPAN_FUTURE_EVENTS = 0, 1  # EKSpan
 OCCURRENCE_WINDOW = timedelta(days=7)
 
 
+def owned(
+    method: Callable[Concatenate[EventKitAdapter, P], T],
+) -> Callable[Concatenate[EventKitAdapter, P], T]:
+    """The method runs on the store's own thread (``StoreThread``), in a pool of its own."""
+
+    @wraps(method)
+    def call(adapter: EventKitAdapter, /, *args: P.args, **kwargs: P.kwargs) -> T:
+        return adapter._owner.run(lambda: method(adapter, *args, **kwargs))
+
+    return call
+
+
 class EventKitAdapter:
     """One warm ``EKEventStore``, as plain values (see ``EventKitPort``)."""
 
     def __init__(self) -> None:
-        self._lock = threading.RLock()
+        self._owner = StoreThread()
         self._handle: Any = None
         self._sees: set[Entity] = set()
         """The entities this process had access to when the current store was made."""
-        self._pending: set[_Completion] = set()
+        self._pending: set[Completion] = set()
+
+    # What is not ``@owned`` below runs on the owner thread only, called from what is.
 
     def _store(self) -> Any:
         if self._handle is None:
-            with self._lock:
-                if self._handle is None:
-                    kind = eventkit().EKEventStore
-                    self._sees = {
-                        entity for entity in ENTITY_TYPES if _status(kind, entity) == FULL_ACCESS
-                    }
-                    self._handle = kind.alloc().init()
+            kind = eventkit().EKEventStore
+            self._sees = {entity for entity in ENTITY_TYPES if _status(kind, entity) == FULL_ACCESS}
+            self._handle = kind.alloc().init()
         return self._handle
+
+    def _saved_state(self) -> Any:
+        """The store with nothing cached: what it reads next is what is saved now."""
+        store = self._store()
+        store.reset()
+        return store
 
     def _granted(self, entity: Entity) -> None:
         """Access to ``entity`` is granted: a store made without it shows none of its data,
         so it is dropped, and the next use makes a fresh one."""
-        with self._lock:
-            if self._handle is not None and entity not in self._sees:
-                self._handle = None
+        if self._handle is not None and entity not in self._sees:
+            self._handle = None
 
     @contextmanager
     def _writing(self) -> Iterator[Any]:
-        """One write at a time; on any failure nothing saved-but-uncommitted survives."""
-        store = self._store()
-        with self._lock:
-            try:
-                yield store
-            except BaseException:
-                store.reset()
-                raise
+        """A write on the saved state; on any failure nothing saved-but-uncommitted survives."""
+        store = self._saved_state()
+        try:
+            yield store
+        except BaseException:
+            store.reset()
+            raise
 
     # -- permission --------------------------------------------------------------------------
 
+    @owned
     def authorization(self, entity: Entity) -> int:
         status = _status(eventkit().EKEventStore, entity)
         if status == FULL_ACCESS:  # perhaps given in System Settings while this process ran
@@ -99,8 +127,16 @@ class EventKitAdapter:
         return status
 
     def request_access(self, entity: Entity, timeout: float) -> bool:
+        # The person's answer is waited for here, not on the owner thread: other calls go on.
+        completion = self._owner.run(lambda: self._ask(entity))
+        granted, _error = completion.wait(timeout, f"the {entity} access request")
+        if granted:
+            self._owner.run(lambda: self._granted(entity))
+        return bool(granted)
+
+    def _ask(self, entity: Entity) -> Completion:
         store = self._store()
-        completion = _Completion(self._pending, 2)
+        completion = Completion(self._pending, 2)
         handler = completion.handler
         if entity == "reminder" and store.respondsToSelector_(
             "requestFullAccessToRemindersWithCompletion:"
@@ -112,21 +148,21 @@ class EventKitAdapter:
             store.requestFullAccessToEventsWithCompletion_(handler)
         else:
             store.requestAccessToEntityType_completion_(ENTITY_TYPES[entity], handler)
-        granted, _error = completion.wait(timeout, f"the {entity} access request")
-        if granted:
-            self._granted(entity)
-        return bool(granted)
+        return completion
 
     # -- calendars ---------------------------------------------------------------------------
 
+    @owned
     def calendars(self, entity: Entity) -> list[RawCalendar]:
         found = self._store().calendarsForEntityType_(ENTITY_TYPES[entity])
         return [decode.calendar(calendar) for calendar in found or ()]
 
+    @owned
     def default_calendar(self, entity: Entity) -> str | None:
         calendar = _default(self._store(), entity)
         return None if calendar is None else str(calendar.calendarIdentifier())
 
+    @owned
     def create_calendar(self, entity: Entity, title: str) -> RawCalendar:
         with self._writing() as store:
             kind = eventkit().EKCalendar
@@ -138,6 +174,7 @@ class EventKitAdapter:
             _check(store.saveCalendar_commit_error_(calendar, True, None))
         return decode.calendar(calendar)
 
+    @owned
     def remove_calendar(self, calendar_id: str) -> None:
         with self._writing() as store:
             calendar = store.calendarWithIdentifier_(calendar_id)
@@ -146,6 +183,7 @@ class EventKitAdapter:
 
     # -- reminders ---------------------------------------------------------------------------
 
+    @owned
     def fetch_reminders(
         self,
         calendar_ids: Sequence[str] | None,
@@ -159,7 +197,7 @@ class EventKitAdapter:
         if calendars == []:  # an empty list would read as "every calendar"
             return []
         predicate = _reminder_predicate(store, status, calendars, due_from, due_to)
-        completion = _Completion(self._pending, 1)
+        completion = Completion(self._pending, 1)
         request = store.fetchRemindersMatchingPredicate_completion_(predicate, completion.handler)
         try:
             (found,) = completion.wait(timeout, "the reminders fetch")
@@ -168,10 +206,12 @@ class EventKitAdapter:
             raise
         return [decode.reminder(item) for item in found or ()]
 
+    @owned
     def reminder(self, item_id: str) -> RawReminder | None:
-        item = _item(self._store(), item_id, eventkit().EKReminder)
+        item = _item(self._saved_state(), item_id, eventkit().EKReminder)
         return None if item is None else decode.reminder(item)
 
+    @owned
     def save_reminders(self, writes: Sequence[ReminderWrite]) -> list[RawReminder]:
         with self._writing() as store:
             items = [_saved_reminder(store, write) for write in writes]
@@ -179,6 +219,7 @@ class EventKitAdapter:
                 _check(store.commit_(None))
         return [decode.reminder(item) for item in items]
 
+    @owned
     def remove_reminders(self, item_ids: Sequence[str]) -> None:
         with self._writing() as store:
             for item_id in item_ids:
@@ -189,6 +230,7 @@ class EventKitAdapter:
 
     # -- events ------------------------------------------------------------------------------
 
+    @owned
     def events(
         self, start: datetime, end: datetime, calendar_ids: Sequence[str] | None
     ) -> list[RawEvent]:
@@ -198,10 +240,12 @@ class EventKitAdapter:
             return []
         return [decode.event(item) for item in _events_between(store, start, end, calendars)]
 
+    @owned
     def event(self, item_id: str) -> RawEvent | None:
-        item = _item(self._store(), item_id, eventkit().EKEvent)
+        item = _item(self._saved_state(), item_id, eventkit().EKEvent)
         return None if item is None else decode.event(item)
 
+    @owned
     def save_event(self, write: EventWrite, future: bool) -> RawEvent:
         with self._writing() as store:
             if write.id is None:
@@ -212,45 +256,15 @@ class EventKitAdapter:
             _check(store.saveEvent_span_commit_error_(item, _span(future), True, None))
         return decode.event(item)
 
+    @owned
     def remove_event(self, item_id: str, occurrence: datetime | None, future: bool) -> None:
         with self._writing() as store:
             item = _occurrence(store, item_id, occurrence)
             _check(store.removeEvent_span_commit_error_(item, _span(future), True, None))
 
+    @owned
     def refresh(self) -> None:
-        self._store().refreshSourcesIfNecessary()
-
-
-class _Completion:
-    """A completion handler EventKit calls on its own queue, and the wait for its answer. It
-    stays in ``pending`` (a strong reference) until it has run."""
-
-    def __init__(self, pending: set[_Completion], arity: int) -> None:
-        self._pending = pending
-        self._done = threading.Event()
-        self._args: tuple[Any, ...] = ()
-        self.handler = self._handler(arity)
-        pending.add(self)
-
-    def _handler(self, arity: int) -> Callable[..., None]:
-        # PyObjC matches a callable's arity to the block's: one function per arity.
-        def one(first: Any) -> None:
-            self._finish(first)
-
-        def two(first: Any, second: Any) -> None:
-            self._finish(first, second)
-
-        return one if arity == 1 else two
-
-    def _finish(self, *args: Any) -> None:
-        self._args = args
-        self._pending.discard(self)
-        self._done.set()
-
-    def wait(self, timeout: float, what: str) -> tuple[Any, ...]:
-        if not self._done.wait(timeout):
-            raise StoreTimeout(f"EventKit did not answer {what} within {timeout:g} s")
-        return self._args
+        self._saved_state().refreshSourcesIfNecessary()
 
 
 # -- errors --------------------------------------------------------------------------------------
@@ -293,8 +307,9 @@ def _calendars_by_id(store: Any, ids: Sequence[str] | None) -> list[Any] | None:
 
 
 def _item(store: Any, item_id: str, kind: Any) -> Any:
-    """The item with that ``calendarItemIdentifier`` if it is a ``kind`` (a series: its first
-    occurrence), else None."""
+    """The item with that ``calendarItemIdentifier`` if it is a ``kind`` (a series: its master
+    event, which a change or removal with ``EKSpanFutureEvents`` applies to the whole series),
+    else None."""
     item = store.calendarItemWithIdentifier_(item_id)
     return item if item is not None and item.isKindOfClass_(kind) else None
 
@@ -307,7 +322,8 @@ def _existing(store: Any, item_id: str, kind: Any, name: str) -> Any:
 
 
 def _occurrence(store: Any, item_id: str, occurrence: datetime | None) -> Any:
-    """The event, or the occurrence of its series whose original start is ``occurrence``."""
+    """The event (a series' master), or the occurrence of its series whose original start is
+    ``occurrence`` - searched for near it, so only for a write to that one occurrence."""
     item = _existing(store, item_id, eventkit().EKEvent, "event")
     if occurrence is None:
         return item

@@ -8,7 +8,14 @@ from datetime import datetime
 from typing import Any
 
 from fruitctl.backends.eventkit.kit import eventkit, foundation
-from fruitctl.backends.eventkit.values import DateParts, RawAlarm, RawRule
+from fruitctl.backends.eventkit.values import (
+    ADAPTER_DOMAIN,
+    INVALID_VALUE,
+    DateParts,
+    RawAlarm,
+    RawRule,
+    StoreError,
+)
 
 Setter = Callable[[Any, Any, Any], None]  # (item, value, store)
 
@@ -26,7 +33,7 @@ def _zone(name: str | None) -> Any:
         return None
     zone = foundation().NSTimeZone.timeZoneWithName_(name)
     if zone is None:
-        raise ValueError(f"EventKit knows no time zone {name!r}")
+        raise StoreError(ADAPTER_DOMAIN, INVALID_VALUE, f"this Mac knows no time zone {name!r}")
     return zone
 
 
@@ -35,7 +42,7 @@ def _ns_url(text: str | None) -> Any:
         return None
     url = foundation().NSURL.URLWithString_(text)
     if url is None:
-        raise ValueError(f"not a URL: {text!r}")
+        raise StoreError(ADAPTER_DOMAIN, INVALID_VALUE, f"{text!r} is no URL Apple accepts")
     return url
 
 

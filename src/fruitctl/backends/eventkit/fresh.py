@@ -1,6 +1,9 @@
 """Picking up what other apps changed: without a run loop this process never hears EventKit's
-change notification, so reads ask the store to refresh its sources - at most once per
-``every`` seconds, so an agent's burst of reads pays for it once."""
+change notification (``EKEventStoreChangedNotification``), and a store keeps handing out what it
+loaded until it is reset. So list reads first have the store drop its cache and pull the
+accounts (``EventKitPort.refresh``) - at most once per ``every`` seconds, so an agent's burst of
+reads pays for it once, and a long-running daemon is never more than ``every`` seconds behind the
+Reminders and Calendar apps. Reads by id and writes never wait for it: they are always fresh."""
 
 from __future__ import annotations
 

@@ -17,6 +17,7 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from fruitctl.backends.eventkit.advice import PANES, instructions
+from fruitctl.backends.eventkit.errors import translated
 from fruitctl.backends.eventkit.hosts import Responsible, detect
 from fruitctl.backends.eventkit.values import (
     DENIED,
@@ -63,22 +64,22 @@ class Access:
         self._asked: set[Entity] = set()
 
     def status(self, entity: Entity) -> PermissionStatus:
-        return STATUSES.get(self._port.authorization(entity), "denied")
+        return STATUSES.get(self._authorization(entity), "denied")
 
     def require(self, entity: Entity) -> None:
         """Return when this process may read and write ``entity``; else ask once (when
         someone can answer) or raise ``PermissionDenied`` with the instructions."""
-        raw = self._port.authorization(entity)
+        raw = self._authorization(entity)
         if raw == FULL_ACCESS:
             return
         if raw == NOT_DETERMINED and self._ask(entity):
             return
-        raise self.refusal(entity, self._port.authorization(entity))
+        raise self.refusal(entity, self._authorization(entity))
 
     def request(self, entity: Entity) -> PermissionStatus:
         """Show the system prompt now if the person has not answered it and can (``fruitctl
         doctor``); the status afterwards (still not determined where nobody could be asked)."""
-        if self._port.authorization(entity) == NOT_DETERMINED:
+        if self._authorization(entity) == NOT_DETERMINED:
             self._ask(entity)
         return self.status(entity)
 
@@ -99,7 +100,12 @@ class Access:
         if entity in self._asked or not self.may_ask():
             return False
         self._asked.add(entity)
-        return self._port.request_access(entity, PROMPT_SECONDS)
+        with translated(f"ask for {PANES[entity]} access"):
+            return self._port.request_access(entity, PROMPT_SECONDS)
+
+    def _authorization(self, entity: Entity) -> int:
+        with translated(f"read the {PANES[entity]} access"):
+            return self._port.authorization(entity)
 
     def refusal(self, entity: Entity, raw: int) -> PermissionDenied:
         status = STATUSES.get(raw, "denied")

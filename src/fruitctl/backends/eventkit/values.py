@@ -63,16 +63,27 @@ ADAPTER_DOMAIN = "fruitctl.eventkit"
 """The ``StoreError`` domain of failures the adapter itself reports (not an ``NSError``)."""
 NOT_FOUND = 1
 """In ``ADAPTER_DOMAIN``: a write or removal named an item or calendar EventKit does not have."""
+OBJC_EXCEPTION = 2
+"""In ``ADAPTER_DOMAIN``: EventKit raised an Objective-C exception (``StoreError.exception``
+names it, the message is its reason)."""
+INVALID_VALUE = 3
+"""In ``ADAPTER_DOMAIN``: a value EventKit has no form for (a zone name it does not know, a
+text ``NSURL`` refuses)."""
 
 
 class StoreError(Exception):
     """EventKit refused something: the ``NSError``'s domain, code and localized description."""
 
-    def __init__(self, domain: str, code: int, message: str) -> None:
+    def __init__(
+        self, domain: str, code: int, message: str, *, exception: str | None = None
+    ) -> None:
         super().__init__(f"{domain} {code}: {message}")
         self.domain = domain
         self.code = code
         self.message = message
+        self.exception = exception
+        """The Objective-C exception's name (``NSInvalidArgumentException``) for
+        ``OBJC_EXCEPTION``."""
 
 
 class StoreTimeout(Exception):
@@ -239,11 +250,16 @@ class EventKitPort(Protocol):
         ``StoreTimeout`` (after cancelling the fetch) when no answer comes in ``timeout`` s."""
         ...
 
-    def reminder(self, item_id: str) -> RawReminder | None: ...
+    def reminder(self, item_id: str) -> RawReminder | None:
+        """The reminder as saved now: read after dropping what the store had cached, so one
+        changed in another app since is read as it is (what a write and a proposal's conflict
+        check compare against)."""
+        ...
 
     def save_reminders(self, writes: Sequence[ReminderWrite]) -> list[RawReminder]:
-        """Apply every write and commit once; on failure nothing is kept (the store is reset)
-        and ``StoreError`` is raised. Returns the reminders as saved, in order."""
+        """Apply every write to the reminders as saved now (never a cached copy) and commit
+        once; on failure nothing is kept (the store is reset) and ``StoreError`` is raised.
+        Returns the reminders as saved, in order."""
         ...
 
     def remove_reminders(self, item_ids: Sequence[str]) -> None:
@@ -258,16 +274,23 @@ class EventKitPort(Protocol):
         ...
 
     def event(self, item_id: str) -> RawEvent | None:
-        """An event by id; for a series, its first occurrence (EventKit's answer)."""
+        """An event by id as saved now (as ``reminder``); for a series, its master event: the
+        series' own first start and rules (``occurrence`` is that first start), even when
+        that first occurrence was since removed or moved alone."""
         ...
 
     def save_event(self, write: EventWrite, future: bool) -> RawEvent:
-        """Apply and commit. ``future``: this and the following occurrences (EventKit's
+        """Apply and commit. ``write.occurrence`` None addresses the event itself (a series'
+        master: with ``future``, the whole series); else the occurrence of its series with
+        that original start. ``future``: this and the following occurrences (EventKit's
         ``EKSpanFutureEvents``), else this occurrence only (``EKSpanThisEvent``)."""
         ...
 
-    def remove_event(self, item_id: str, occurrence: datetime | None, future: bool) -> None: ...
+    def remove_event(self, item_id: str, occurrence: datetime | None, future: bool) -> None:
+        """Remove the event, the occurrence or the series, addressed as ``save_event``."""
+        ...
 
     def refresh(self) -> None:
-        """``refreshSourcesIfNecessary``: pick up changes other apps made."""
+        """Pick up changes other apps made: drop every object the store has cached (``reset``;
+        nothing is held across calls) and pull the accounts (``refreshSourcesIfNecessary``)."""
         ...
