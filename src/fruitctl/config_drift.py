@@ -83,6 +83,8 @@ def describe(found: Mapping[str, Any]) -> str | None:
     """One sentence for a person when the running configuration is not the file's, else None."""
     if found.get("current", True):
         return None
+    if found.get("olderProgram"):
+        return f"The daemon runs an older fruitctl than this command (installed since): {RESTART}."
     if found.get("error"):
         return (
             f"The daemon runs the configuration it started with: config.toml does not load now "

@@ -126,6 +126,8 @@ def test_a_changed_configuration_is_said_with_how_to_restart(daemon: Daemon) -> 
     )
     listed = cli(daemon.home, "tools", "list")
     assert "! The daemon runs an older configuration" in listed.stderr
+    status = cli(daemon.home, "server", "status")
+    assert status.returncode == 0 and "! The daemon runs an older configuration" in status.stdout
     assert "fruitctl server start" in listed.stderr
     report = json.loads(cli(daemon.home, "doctor", "--json").stdout)
     assert report["healthy"] is False

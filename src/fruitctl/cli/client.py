@@ -109,21 +109,32 @@ class LocalClient:
         return self.app.audit.verify()
 
     def describe_tools(self, category: str | None) -> list[dict[str, Any]]:
-        if self.app.remote:  # the rules the daemon enforces, not this process's reading
-            tools: list[dict[str, Any]] = self._in_force({"category": category})["tools"]
+        found = self._in_force({"category": category})
+        if found is not None:  # the rules the daemon enforces, not this process's reading
+            tools: list[dict[str, Any]] = found["tools"]
             return tools
         return self.app.gateway.describe_tools(category)
 
     def describe_tool(self, name: str) -> dict[str, Any]:
-        if self.app.remote:
-            tool: dict[str, Any] = self._in_force({"name": name})["tool"]
+        found = self._in_force({"name": name})
+        if found is not None:
+            tool: dict[str, Any] = found["tool"]
             return tool
         return self.app.gateway.describe_tool(name)
 
-    def _in_force(self, params: dict[str, Any]) -> dict[str, Any]:
-        """``tools.describe`` of the daemon; what it says of its files is kept in ``drift``."""
+    def _in_force(self, params: dict[str, Any]) -> dict[str, Any] | None:
+        """``tools.describe`` of the daemon, when one runs; what it says of its files is kept
+        in ``drift``. A daemon older than that method (updated, not restarted) says so there."""
+        if not self.app.remote:
+            return None
+        from fruitctl.domain.errors import MethodNotFound
+
         asked = {key: value for key, value in params.items() if value is not None}
-        found: dict[str, Any] = self.app.remote.rpc.request("tools.describe", asked)
+        try:
+            found: dict[str, Any] = self.app.remote.rpc.request("tools.describe", asked)
+        except MethodNotFound:
+            self.drift = {"configuration": {"current": False, "olderProgram": True}}
+            return None
         self.drift = {key: found.get(key) for key in ("governance", "configuration")}
         return found
 

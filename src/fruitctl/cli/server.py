@@ -11,6 +11,7 @@ from typing import Annotated, Any
 
 import typer
 
+from fruitctl.cli import drift
 from fruitctl.cli.app import JsonOption, services
 from fruitctl.cli.output import EXIT_CODES, emit_json, out, reporting
 from fruitctl.cli.serve import Host, Port
@@ -94,6 +95,8 @@ def status_command(as_json: JsonOption = False) -> None:
             f"running: pid {found['pid']}{watched}, up {uptime:.0f} s, on {files.socket}",
             markup=False,
         )
+        for note in drift.notes(info):  # it runs rules or settings its files no longer say
+            out.print(f"! {note}", markup=False)
     else:
         extra = f" (pid {found['pid']} does not answer)" if found["pid"] else ""
         out.print(f"not running{extra}; socket {files.socket}", markup=False)
