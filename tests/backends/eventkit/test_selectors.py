@@ -25,8 +25,12 @@ REFERENCE = Path(__file__).parents[3] / ".." / "shared" / "macos" / "eventkit-se
 SPEC = find_spec("fruitctl.backends.eventkit.adapter")
 assert SPEC is not None and SPEC.origin is not None
 ADAPTER = Path(SPEC.origin)
-# Every module that sends EventKit a message: the adapter and its reading and writing halves.
-PYOBJC_MODULES = [ADAPTER, *(ADAPTER.with_name(name) for name in ("decode.py", "encode.py"))]
+# Every module that sends EventKit a message: the adapter, its reading and writing halves and
+# what finds the objects it sends them to.
+PYOBJC_MODULES = [
+    ADAPTER,
+    *(ADAPTER.with_name(name) for name in ("decode.py", "encode.py", "find.py")),
+]
 PYOBJC = ("objc", "EventKit", "Foundation", "AppKit")
 
 # Messages the adapter sends that are not EventKit's: NSObject, NSDate, NSDateComponents,
@@ -106,6 +110,7 @@ def sent_by_the_adapter() -> set[str]:
 def test_every_selector_the_adapter_sends_is_eventkits_or_foundations() -> None:
     sent = sent_by_the_adapter()
     assert "setDueDateComponents:" in sent and "colorUsingColorSpace:" in sent  # both halves
+    assert "calendarItemWithIdentifier:" in sent and "reset" in sent
     assert "fetchRemindersMatchingPredicate:completion:" in sent  # the parse sees the calls
     assert "requestFullAccessToRemindersWithCompletion:" in sent
     assert unknown(sent) == set()

@@ -3,7 +3,8 @@
 ``open_reminders`` and ``open_calendars`` build the two backends (not named after their
 modules, ``reminders`` and ``calendars``, which importing would shadow).
 
-``adapter.py`` is the only code that touches PyObjC (``EKEventStore``); it speaks in the plain
+``adapter.py`` (with its helpers ``decode``, ``encode``, ``find``, ``owner`` and ``kit``) is the
+only code that touches PyObjC (``EKEventStore``, owned by one thread); it speaks in the plain
 values of ``values.py``. Everything above it - the backends, the mapping of fields, dates,
 priorities and errors, permissions, the Reminders store read for tags and flags - works on
 those values, so it runs and is tested on any platform through a fake of ``EventKitPort``.

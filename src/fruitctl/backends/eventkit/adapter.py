@@ -1,6 +1,7 @@
 """``EventKitPort`` on Apple's EventKit through PyObjC: with ``decode`` (EventKit objects to the
-values of ``values.py``), ``encode`` (values to EventKit objects) and ``kit`` (the frameworks),
-the only fruitctl code that touches it.
+values of ``values.py``), ``encode`` (values to EventKit objects), ``find`` (items, occurrences,
+predicates), ``owner`` (the store's thread) and ``kit`` (the frameworks), the only fruitctl code
+that touches it.
 
 Why it is thin: PyObjC exists only on macOS and nobody can run this code off a Mac, so it
 holds no decisions - it turns EventKit objects into the frozen values of ``values.py`` and those
@@ -32,17 +33,17 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
-from datetime import datetime, timedelta
+from datetime import datetime
 from functools import wraps
 from typing import Any, Concatenate, ParamSpec, TypeVar
 
-from fruitctl.backends.eventkit import decode, encode
+from fruitctl.backends.eventkit import decode, encode, find
+from fruitctl.backends.eventkit.find import ENTITY_TYPES
 from fruitctl.backends.eventkit.kit import eventkit
 from fruitctl.backends.eventkit.owner import Completion, StoreThread
 from fruitctl.backends.eventkit.values import (
     ADAPTER_DOMAIN,
     FULL_ACCESS,
-    NOT_FOUND,
     Entity,
     EventWrite,
     RawCalendar,
@@ -57,11 +58,7 @@ from fruitctl.backends.eventkit.values import (
 P = ParamSpec("P")
 T = TypeVar("T")
 
-ENTITY_TYPES: dict[Entity, int] = {"event": 0, "reminder": 1}  # EKEntityType
 SPAN_THIS_EVENT, SPAN_FUTURE_EVENTS = 0, 1  # EKSpan
-# An occurrence is looked up among the events around its original start; a moved (detached)
-# occurrence stays findable while it is within this distance of where it was.
-OCCURRENCE_WINDOW = timedelta(days=7)
 
 
 def owned(
@@ -91,7 +88,9 @@ class EventKitAdapter:
     def _store(self) -> Any:
         if self._handle is None:
             kind = eventkit().EKEventStore
-            self._sees = {entity for entity in ENTITY_TYPES if _status(kind, entity) == FULL_ACCESS}
+            self._sees = {
+                entity for entity in ENTITY_TYPES if find.authorization(kind, entity) == FULL_ACCESS
+            }
             self._handle = kind.alloc().init()
         return self._handle
 
@@ -121,7 +120,7 @@ class EventKitAdapter:
 
     @owned
     def authorization(self, entity: Entity) -> int:
-        status = _status(eventkit().EKEventStore, entity)
+        status = find.authorization(eventkit().EKEventStore, entity)
         if status == FULL_ACCESS:  # perhaps given in System Settings while this process ran
             self._granted(entity)
         return status
@@ -159,7 +158,7 @@ class EventKitAdapter:
 
     @owned
     def default_calendar(self, entity: Entity) -> str | None:
-        calendar = _default(self._store(), entity)
+        calendar = find.default_calendar(self._store(), entity)
         return None if calendar is None else str(calendar.calendarIdentifier())
 
     @owned
@@ -168,7 +167,7 @@ class EventKitAdapter:
             kind = eventkit().EKCalendar
             calendar = kind.calendarForEntityType_eventStore_(ENTITY_TYPES[entity], store)
             calendar.setTitle_(title)
-            default = _default(store, entity)
+            default = find.default_calendar(store, entity)
             if default is not None:  # else EventKit says which source is missing
                 calendar.setSource_(default.source())
             _check(store.saveCalendar_commit_error_(calendar, True, None))
@@ -193,10 +192,10 @@ class EventKitAdapter:
         timeout: float,
     ) -> list[RawReminder]:
         store = self._store()
-        calendars = _calendars_by_id(store, calendar_ids)
+        calendars = find.calendars_by_id(store, calendar_ids)
         if calendars == []:  # an empty list would read as "every calendar"
             return []
-        predicate = _reminder_predicate(store, status, calendars, due_from, due_to)
+        predicate = find.reminder_predicate(store, status, calendars, due_from, due_to)
         completion = Completion(self._pending, 1)
         request = store.fetchRemindersMatchingPredicate_completion_(predicate, completion.handler)
         try:
@@ -208,7 +207,7 @@ class EventKitAdapter:
 
     @owned
     def reminder(self, item_id: str) -> RawReminder | None:
-        item = _item(self._saved_state(), item_id, eventkit().EKReminder)
+        item = find.by_id(self._saved_state(), item_id, eventkit().EKReminder)
         return None if item is None else decode.reminder(item)
 
     @owned
@@ -223,7 +222,7 @@ class EventKitAdapter:
     def remove_reminders(self, item_ids: Sequence[str]) -> None:
         with self._writing() as store:
             for item_id in item_ids:
-                item = _existing(store, item_id, eventkit().EKReminder, "reminder")
+                item = find.existing(store, item_id, eventkit().EKReminder, "reminder")
                 _check(store.removeReminder_commit_error_(item, False, None))
             if item_ids:
                 _check(store.commit_(None))
@@ -235,14 +234,14 @@ class EventKitAdapter:
         self, start: datetime, end: datetime, calendar_ids: Sequence[str] | None
     ) -> list[RawEvent]:
         store = self._store()
-        calendars = _calendars_by_id(store, calendar_ids)
+        calendars = find.calendars_by_id(store, calendar_ids)
         if calendars == []:
             return []
-        return [decode.event(item) for item in _events_between(store, start, end, calendars)]
+        return [decode.event(item) for item in find.events_between(store, start, end, calendars)]
 
     @owned
     def event(self, item_id: str) -> RawEvent | None:
-        item = _item(self._saved_state(), item_id, eventkit().EKEvent)
+        item = find.by_id(self._saved_state(), item_id, eventkit().EKEvent)
         return None if item is None else decode.event(item)
 
     @owned
@@ -251,7 +250,7 @@ class EventKitAdapter:
             if write.id is None:
                 item = eventkit().EKEvent.eventWithEventStore_(store)
             else:
-                item = _occurrence(store, write.id, write.occurrence)
+                item = find.event_or_occurrence(store, write.id, write.occurrence)
             encode.apply(item, write.fields, encode.EVENT_SETTERS, store)
             _check(store.saveEvent_span_commit_error_(item, _span(future), True, None))
         return decode.event(item)
@@ -259,7 +258,7 @@ class EventKitAdapter:
     @owned
     def remove_event(self, item_id: str, occurrence: datetime | None, future: bool) -> None:
         with self._writing() as store:
-            item = _occurrence(store, item_id, occurrence)
+            item = find.event_or_occurrence(store, item_id, occurrence)
             _check(store.removeEvent_span_commit_error_(item, _span(future), True, None))
 
     @owned
@@ -280,91 +279,6 @@ def _check(result: tuple[Any, Any]) -> None:
     raise StoreError(str(error.domain()), int(error.code()), str(error.localizedDescription()))
 
 
-def _missing(kind: str, item_id: str) -> StoreError:
-    return StoreError(ADAPTER_DOMAIN, NOT_FOUND, f"no {kind} with id {item_id!r}")
-
-
-# -- finding items -------------------------------------------------------------------------------
-
-
-def _status(kind: Any, entity: Entity) -> int:
-    """``EKAuthorizationStatus`` of this process for the entity type."""
-    return int(kind.authorizationStatusForEntityType_(ENTITY_TYPES[entity]))
-
-
-def _default(store: Any, entity: Entity) -> Any:
-    if entity == "reminder":
-        return store.defaultCalendarForNewReminders()
-    return store.defaultCalendarForNewEvents()
-
-
-def _calendars_by_id(store: Any, ids: Sequence[str] | None) -> list[Any] | None:
-    """The calendars with those ids that exist; None (every calendar) for None."""
-    if ids is None:
-        return None
-    found = [store.calendarWithIdentifier_(calendar_id) for calendar_id in ids]
-    return [calendar for calendar in found if calendar is not None]
-
-
-def _item(store: Any, item_id: str, kind: Any) -> Any:
-    """The item with that ``calendarItemIdentifier`` if it is a ``kind`` (a series: its master
-    event, which a change or removal with ``EKSpanFutureEvents`` applies to the whole series),
-    else None."""
-    item = store.calendarItemWithIdentifier_(item_id)
-    return item if item is not None and item.isKindOfClass_(kind) else None
-
-
-def _existing(store: Any, item_id: str, kind: Any, name: str) -> Any:
-    item = _item(store, item_id, kind)
-    if item is None:
-        raise _missing(name, item_id)
-    return item
-
-
-def _occurrence(store: Any, item_id: str, occurrence: datetime | None) -> Any:
-    """The event (a series' master), or the occurrence of its series whose original start is
-    ``occurrence`` - searched for near it, so only for a write to that one occurrence."""
-    item = _existing(store, item_id, eventkit().EKEvent, "event")
-    if occurrence is None:
-        return item
-    start, end = occurrence - OCCURRENCE_WINDOW, occurrence + OCCURRENCE_WINDOW
-    wanted = occurrence.timestamp()
-    for candidate in _events_between(store, start, end, [item.calendar()]):
-        original = candidate.occurrenceDate()
-        if (
-            str(candidate.calendarItemIdentifier()) == item_id
-            and original is not None
-            and abs(original.timeIntervalSince1970() - wanted) < 1
-        ):
-            return candidate
-    raise _missing("occurrence", f"{item_id} at {occurrence}")
-
-
-def _events_between(store: Any, start: datetime, end: datetime, calendars: Any) -> list[Any]:
-    predicate = store.predicateForEventsWithStartDate_endDate_calendars_(
-        encode.date(start), encode.date(end), calendars
-    )
-    return list(store.eventsMatchingPredicate_(predicate) or ())
-
-
-def _reminder_predicate(
-    store: Any,
-    status: ReminderStatus,
-    calendars: list[Any] | None,
-    due_from: datetime | None,
-    due_to: datetime | None,
-) -> Any:
-    if status == "incomplete":
-        return store.predicateForIncompleteRemindersWithDueDateStarting_ending_calendars_(
-            encode.optional_date(due_from), encode.optional_date(due_to), calendars
-        )
-    if status == "completed":
-        return store.predicateForCompletedRemindersWithCompletionDateStarting_ending_calendars_(
-            None, None, calendars
-        )
-    return store.predicateForRemindersInCalendars_(calendars)
-
-
 def _span(future: bool) -> int:
     return SPAN_FUTURE_EVENTS if future else SPAN_THIS_EVENT
 
@@ -374,7 +288,7 @@ def _saved_reminder(store: Any, write: ReminderWrite) -> Any:
     if write.id is None:
         item = eventkit().EKReminder.reminderWithEventStore_(store)
     else:
-        item = _existing(store, write.id, eventkit().EKReminder, "reminder")
+        item = find.existing(store, write.id, eventkit().EKReminder, "reminder")
     encode.apply(item, write.fields, encode.REMINDER_SETTERS, store)
     _check(store.saveReminder_commit_error_(item, False, None))
     return item

@@ -1,9 +1,9 @@
 """What crosses the EventKit adapter: plain values, and the one Protocol the adapter implements.
 
-The adapter (``adapter.py``) is the only code that touches PyObjC: it turns EventKit objects into
-these frozen values and these values into EventKit calls, and nothing else - no choices, no
-mapping to fruitctl's domain. Everything above it (the backends, ``mapping.py``) works on these
-values and is tested on Linux through a fake of ``EventKitPort``.
+The adapter (``adapter.py`` and its helpers) is the only code that touches PyObjC: it turns
+EventKit objects into these frozen values and these values into EventKit calls, and nothing
+else - no choices, no mapping to fruitctl's domain. Everything above it (the backends,
+``mapping.py``) works on these values and is tested on Linux through a fake of ``EventKitPort``.
 
 Conventions:
 - Instants are aware ``datetime`` objects (UTC is fine); the adapter converts ``NSDate``.
