@@ -174,8 +174,8 @@ def test_the_detail_page_shows_the_diff_and_the_countdown(
     rid = admin.post("/reminders", json={"title": "Old title"}).json()["id"]
     changed = agent.patch(f"/reminders/{rid}", json={"title": "New title"}).json()["proposalId"]
     page = browser.get(f"/ui/proposals/{changed}").text
-    before = re.search(r'class="before">([^<]*)<', page)
-    after = re.search(r'class="after">([^<]*)<', page)
+    before = re.search(r'class="before[^"]*">([^<]*)<', page)
+    after = re.search(r'class="after[^"]*">([^<]*)<', page)
     assert before and before.group(1) == "Old title"
     assert after and after.group(1) == "New title"
     assert 'class="countdown"' in page

@@ -17,12 +17,15 @@ from starlette.requests import Request
 from starlette.responses import HTMLResponse, RedirectResponse, Response
 
 from fruitctl import __version__
+from fruitctl.approvals.views import HIDDEN_WARNING, hides_text
 from fruitctl.domain.errors import FruitctlError
+from fruitctl.domain.wording import spoken_when
 from fruitctl.gateway import ACTIONS, Action
 from fruitctl.transports.http.door import Door
 from fruitctl.transports.http.errors import status_of
 from fruitctl.transports.http.tokens import Claims
 from fruitctl.transports.http.ui import text
+from fruitctl.transports.http.ui.footer import when_things_change
 from fruitctl.transports.http.ui.session import Sessions, SignInError, same_origin
 
 DONE = {
@@ -42,8 +45,10 @@ def templates() -> Environment:
     )
     env.filters["reveal"] = text.reveal
     env.filters["hidden"] = text.has_hidden
-    env.filters["when"] = lambda value: (value or "")[:16].replace("T", " ")
+    env.filters["hides_text"] = hides_text  # the same check as the CLI's
+    env.filters["when"] = lambda value: spoken_when(value) if value else ""
     env.globals["version"] = __version__
+    env.globals["hidden_warning"] = HIDDEN_WARNING
     return env
 
 
@@ -173,8 +178,10 @@ class Pages:
         return HTMLResponse(self.env.get_template(name).render(**context), status)
 
     def page(self, name: str, session: Claims, status: int = 200, **context: Any) -> HTMLResponse:
-        """A signed-in page: its forms carry the session's CSRF token."""
-        return self.html(name, status, csrf=self.sessions.csrf(session), **context)
+        """A signed-in page: its forms carry the session's CSRF token, its footer the policy
+        in force."""
+        footer = when_things_change(self.door.app.gateway)
+        return self.html(name, status, csrf=self.sessions.csrf(session), footer=footer, **context)
 
 
 def router(door: Door, sessions: Sessions) -> APIRouter:

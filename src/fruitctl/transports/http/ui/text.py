@@ -45,4 +45,6 @@ def reveal_plain(text: str) -> str:
 
 
 def has_hidden(value: Any) -> bool:
-    return domain_text.has_hidden(_text(value), keep=LAYOUT)
+    """Whether any text in ``value`` holds a hidden character (walked, not dumped as JSON,
+    which would write a control character as ``\\u001b``)."""
+    return domain_text.holds_hidden(value, keep=LAYOUT)
