@@ -23,6 +23,7 @@ from fruitctl.transports.mcp_route import MAC, choose
 
 if TYPE_CHECKING:
     from fruitctl.bootstrap import App
+    from fruitctl.cli.mcp_here import PagedTools
     from fruitctl.transports.mcp import McpTools
     from fruitctl.transports.mcp_front import DaemonTools, RefusingTools
 
@@ -54,7 +55,7 @@ def mcp_command(
         _print_config(print_config)
         return
     app = services(False, daemon=False)  # the daemon, if any, is reached below, as MCP's
-    tools = front(app)
+    tools = front(app) or here(app)
     try:
         _serve(app, tools, http, host, port)
     finally:
@@ -139,6 +140,13 @@ def front(app: App) -> DaemonTools | RefusingTools | None:
         return None
     print(f"fruitctl mcp: {route.refusal().message}", file=sys.stderr, flush=True)
     return RefusingTools(_listing(), route.refusal())
+
+
+def here(app: App) -> PagedTools:
+    """The tools run by this process's gateway, proposals linked to a daemon's page."""
+    from fruitctl.cli.mcp_here import PagedTools, daemon_page
+
+    return PagedTools(app.gateway, daemon_page(app.config.paths.socket_file))
 
 
 def _access(app: App) -> tuple[dict[str, str], dict[str, str]]:
