@@ -42,7 +42,7 @@ def test_an_agents_too_fine_series_is_refused_and_nothing_is_filed(
     assert not result.success and result.error is not None
     assert result.error_code == "invalid_params"
     assert "at most hourly" in result.error and rule.split(";")[0] in result.error
-    listed = runner.invoke(app, ["proposals", "list", "--json"])
+    listed = runner.invoke(app, ["proposals", "list", "--status", "all", "--json"])
     assert listed.exit_code == 0 and json.loads(listed.stdout) == []
 
 
