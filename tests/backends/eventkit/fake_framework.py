@@ -117,6 +117,10 @@ class Tcc:
     refusals: list[NSError | None] = field(default_factory=list)
     """What the next saves or removals answer through their ``NSError **``, one each (None:
     that one succeeds)."""
+    hold: dict[str, threading.Event] = field(default_factory=dict)
+    """A message's next sending waits for this event to be set (EventKit taking its time);
+    ``holding`` is set once it waits."""
+    holding: threading.Event = field(default_factory=threading.Event)
     owner: threading.Thread | None = None
     _ids: Iterator[int] = field(default_factory=itertools.count)
     _clock: float = 1_780_000_000.0
@@ -136,6 +140,10 @@ class Tcc:
             self.violations.append(problem)
             raise AssertionError(problem)
         self.messages.append(selector)
+        release = self.hold.pop(selector, None)
+        if release is not None:
+            self.holding.set()
+            release.wait()
         failure = self.fail.pop(selector, None)
         if failure is not None:
             raise failure

@@ -21,6 +21,8 @@ from fruitctl.backends.eventkit.values import (
     EventWrite,
     ReminderWrite,
 )
+from fruitctl.domain.errors import Timeout
+from fruitctl.domain.writes import Gate, gated
 
 CALLERS = 8  # the daemon's worker pool and async tasks, several at once
 ROUNDS = 5
@@ -93,6 +95,35 @@ def test_a_write_that_fails_resets_no_other_callers_objects(mac: Tcc) -> None:
 
     assert in_threads(work) == []
     assert mac.violations == []
+
+
+def test_a_write_whose_deadline_passed_while_it_waited_changes_nothing(mac: Tcc) -> None:
+    """The gateway closes a write's gate at its deadline; a write still queued behind a slow
+    EventKit call then stops at the gate instead of landing after its caller was told no."""
+    adapter = EventKitAdapter()
+    adapter.calendars("reminder")  # the store is made
+    release = threading.Event()
+    mac.hold["calendarsForEntityType:"] = release
+    slow = threading.Thread(target=adapter.calendars, args=("reminder",))
+    slow.start()
+    assert mac.holding.wait(60)  # the owner thread is inside EventKit
+    gate, outcome = Gate(), []
+
+    def write() -> None:
+        with gated(gate):
+            try:
+                outcome.append(adapter.save_reminders([new("Too late")]))
+            except Timeout as exc:
+                outcome.append(exc)
+
+    writer = threading.Thread(target=write)
+    writer.start()
+    assert gate.close()  # the caller's deadline: the write has not reached the store
+    release.set()
+    for thread in (slow, writer):
+        thread.join()
+    assert len(outcome) == 1 and isinstance(outcome[0], Timeout)
+    assert mac.saved == {} and mac.violations == []
 
 
 def port_calls(adapter: EventKitAdapter, mac: Tcc) -> dict[str, Callable[[], Any]]:

@@ -54,6 +54,7 @@ from fruitctl.backends.eventkit.values import (
     StoreError,
     StoreTimeout,
 )
+from fruitctl.domain.writes import entering
 
 P = ParamSpec("P")
 T = TypeVar("T")
@@ -108,7 +109,9 @@ class EventKitAdapter:
 
     @contextmanager
     def _writing(self) -> Iterator[Any]:
-        """A write on the saved state; on any failure nothing saved-but-uncommitted survives."""
+        """A write on the saved state; on any failure nothing saved-but-uncommitted survives.
+        One whose caller's deadline passed while it waited for this thread changes nothing."""
+        entering()
         store = self._saved_state()
         try:
             yield store

@@ -9,6 +9,10 @@ thread's failed write reset the store - and each call gets the autorelease pool 
 threads it was not imported on ("other threads will require explicit NSAutoreleasePool
 management"): a pool-less worker thread drains only when it ends, which a daemon's never do.
 
+A call runs in its caller's context (``contextvars``): a write's deadline gate
+(``domain.writes``) goes with it, so a write still waiting for the thread when its caller gave
+up stops at the gate, having changed nothing.
+
 An Objective-C exception (PyObjC raises it as ``ValueError``, ``IndexError``, ``KeyError`` or
 ``objc.error``, with the exception's name and reason in ``_pyobjc_info_``) becomes a
 ``StoreError`` here, so it is translated like any refusal of EventKit's, never an internal error.
@@ -16,6 +20,7 @@ An Objective-C exception (PyObjC raises it as ``ValueError``, ``IndexError``, ``
 
 from __future__ import annotations
 
+import contextvars
 import queue
 import threading
 from collections.abc import Callable
@@ -68,13 +73,14 @@ class StoreThread:
 class _Job(Generic[T]):
     def __init__(self, call: Callable[[], T]) -> None:
         self._call = call
+        self._context = contextvars.copy_context()
         self._done = threading.Event()
         self._value: T | None = None
         self._error: BaseException | None = None
 
     def run(self) -> None:
         try:
-            self._value = _in_pool(self._call)
+            self._value = self._context.run(_in_pool, self._call)
         except BaseException as exc:  # handed to the caller, whatever it is
             self._error = exc
         finally:
