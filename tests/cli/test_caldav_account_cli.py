@@ -4,6 +4,7 @@ empty mirror as the account's data, a URL without its scheme is a config error n
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 from typing import Any
 
@@ -106,3 +107,55 @@ def test_demo_refuses_a_remote_account_unless_told(
     told = runner.invoke(app, ["demo", "--into-remote", "--json"])
     assert json.loads(told.stdout)["seeded"] is True
     assert caldav_account.members(caldav_account.made[0]) != []
+
+
+def _components(account: Account, href: str) -> set[str]:
+    """The components a collection on the server takes, as its own PROPFIND says."""
+    body = (
+        '<?xml version="1.0"?><D:propfind xmlns:D="DAV:" '
+        'xmlns:C="urn:ietf:params:xml:ns:caldav"><D:prop>'
+        "<C:supported-calendar-component-set/></D:prop></D:propfind>"
+    )
+    with account.http() as http:
+        answer = http.request("PROPFIND", href, content=body, headers={"Depth": "0"})
+    answer.raise_for_status()
+    return set(re.findall(r'comp name="(V[A-Z]+)"', answer.text))  # any namespace prefix
+
+
+def test_an_empty_account_says_how_to_get_a_first_list_and_calendar(
+    home: Path, radicale: Radicale, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    empty = radicale.add_account()
+    point_at(home, empty.home, empty, monkeypatch)
+    for command, hint in (
+        (["lists"], "fruitctl lists create NAME"),
+        (["calendars"], "fruitctl calendars create NAME"),
+    ):
+        shown = runner.invoke(app, command)
+        assert shown.exit_code == 0, shown.output
+        assert "No " in shown.stdout and hint in shown.stdout
+        assert cli_json(*command) == []  # a script still gets the plain (empty) answer
+    made = runner.invoke(app, ["lists", "create", "Tasks"])
+    assert made.exit_code == 0, made.output
+    assert "Created the list 'Tasks'" in made.stdout
+    travel = cli_json("calendars", "create", "Travel")
+    assert travel["name"] == "Travel"
+    assert [entry["name"] for entry in cli_json("lists")] == ["Tasks"]
+    assert [entry["name"] for entry in cli_json("calendars")] == ["Travel"]
+    # One MKCALENDAR each, for to-dos only and for events only (the home itself takes none).
+    on_server = [_components(empty, href) for href in _collections(empty)]
+    assert sorted((c for c in on_server if c), key=sorted) == [{"VEVENT"}, {"VTODO"}]
+    taken = runner.invoke(app, ["lists", "create", "tasks", "--json"])
+    assert taken.exit_code == 2
+    assert "already exists" in json.loads(taken.stdout)["error"]["message"]
+
+
+def _collections(account: Account) -> list[str]:
+    """The URLs of the collections in the account's home, as its own PROPFIND lists them."""
+    body = '<?xml version="1.0"?><D:propfind xmlns:D="DAV:"><D:allprop/></D:propfind>'
+    with account.http() as http:
+        answer = http.request("PROPFIND", account.home, content=body, headers={"Depth": "1"})
+    answer.raise_for_status()
+    origin, home = account.home.split("/", 3)[:3], account.home.split("/", 3)[3]
+    paths = re.findall(r"<(?:\w+:)?href>([^<]+)</(?:\w+:)?href>", answer.text)
+    return ["/".join(origin) + p for p in paths if p.strip("/") != home.strip("/")]

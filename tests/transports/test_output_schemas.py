@@ -127,6 +127,8 @@ def test_every_answer_fits_its_declared_schema(app: bootstrap.App, home: Path) -
             made = await call("create_event", {"title": "New", "startAt": "2030-01-02T10:00"})
             await call("update_event", {"id": made["id"], "location": "Home"})
             await call("delete_event", {"id": made["id"]})
+            await call("create_reminder_list", {"name": "Made here"})
+            await call("create_calendar", {"name": "Made here"})
             return call.answered
 
     answered = anyio.run(main)

@@ -18,7 +18,7 @@ from typer.core import TyperArgument, TyperGroup, TyperOption
 from fruitctl import __version__, bootstrap
 from fruitctl.cli import remote as remote_module
 from fruitctl.cli.client import Client, LocalClient
-from fruitctl.cli.output import EXIT_MEANINGS, fail, out, reporting, run
+from fruitctl.cli.output import EXIT_MEANINGS, fail, out, reporting
 from fruitctl.daemon.lifecycle import RuntimeFiles
 from fruitctl.domain.errors import Unsupported
 from fruitctl.transports.rpc.client import DaemonClient
@@ -37,7 +37,8 @@ SETTINGS: dict[str, Any] = {
 # A "module:attribute" naming a Typer is a group of commands; naming a function, one command.
 COMMANDS: dict[str, str] = {
     "reminders": "fruitctl.cli.reminders:reminders_app",
-    "calendars": "fruitctl.cli.calendar:calendars_command",
+    "lists": "fruitctl.cli.lists:lists_app",
+    "calendars": "fruitctl.cli.calendar:calendars_app",
     "calendar": "fruitctl.cli.calendar:calendar_app",
     "things": "fruitctl.cli.things:things_app",
     "proposals": "fruitctl.cli.proposals:proposals_app",
@@ -270,14 +271,6 @@ def _collect_again() -> None:
     if not gc.isenabled():
         gc.freeze()
         gc.enable()
-
-
-@app.command("lists")
-def lists_command(as_json: JsonOption = False) -> None:
-    """Show the reminder lists, the default first, with their open counts."""
-    from fruitctl.cli import render  # rich tables: only the commands that draw them load them
-
-    run(as_json, lambda: client(as_json).call("get_lists", {}), render.show_lists)
 
 
 def main() -> None:

@@ -8,6 +8,7 @@ import typer
 
 from fruitctl.cli import calendar_render as render
 from fruitctl.cli.app import JsonOption, client
+from fruitctl.cli.lists import created
 from fruitctl.cli.output import emit_json, is_pending, out, reporting, run, show_pending
 from fruitctl.domain.errors import InvalidParams
 
@@ -29,9 +30,27 @@ Series = Annotated[
 CalendarName = Annotated[str | None, typer.Option("--calendar", help="Calendar name or id.")]
 
 
-def calendars_command(as_json: JsonOption = False) -> None:
+calendars_app = typer.Typer(
+    help="Calendars, the default first; create one.", invoke_without_command=True
+)
+
+
+@calendars_app.callback()
+def calendars_command(ctx: typer.Context, as_json: JsonOption = False) -> None:
     """Show the calendars, the default first."""
-    run(as_json, lambda: client(as_json).call("list_calendars", {}), render.show_calendars)
+    if ctx.invoked_subcommand is None:
+        run(as_json, lambda: client(as_json).call("list_calendars", {}), render.show_calendars)
+
+
+@calendars_app.command("create")
+def create_calendar_command(
+    name: Annotated[
+        str, typer.Argument(metavar="NAME", help="The new one's name.", show_default=False)
+    ],
+    as_json: JsonOption = False,
+) -> None:
+    """Create a calendar (on a CalDAV account: a new event calendar on the server)."""
+    created(as_json, "create_calendar", name, "calendar")
 
 
 @calendar_app.command("list")

@@ -12,8 +12,16 @@ from rich.text import Text
 from fruitctl.cli.output import out, show_table
 from fruitctl.domain.dates import parse_date_or_datetime
 
+EMPTY_CALENDARS = (
+    "No calendars yet. Make a first one with `fruitctl calendars create NAME` "
+    "(or fill an empty store with samples: `fruitctl demo`)."
+)
+
 
 def show_calendars(calendars: list[dict[str, Any]]) -> None:
+    if not calendars:
+        out.print(EMPTY_CALENDARS)
+        return
     table = Table(box=None, pad_edge=False, header_style="bold")
     for column in ("NAME", "ID"):
         table.add_column(column)

@@ -54,7 +54,8 @@ class CreateEvent(Input):
     timezone: str | None = Field(
         None,
         description="IANA zone the event keeps (e.g. 'Europe/Rome'), so 09:00 stays 09:00 "
-        "across DST. Default: the person's zone when startAt's offset is its own.",
+        "across DST; a startAt or endAt without an offset is a time in it. Default: the "
+        "person's zone when startAt's offset is its own.",
     )
     calendar: str | None = Field(None, description="Calendar name or id; the default calendar")
     location: str | None = Field(None, description="Where")
@@ -84,7 +85,11 @@ class UpdateEvent(Target):
     title: str | None = Field(None, description="New title")
     startAt: str | None = Field(None, description="New start; a new start keeps the length")
     endAt: str | None = Field(None, description="New end")
-    timezone: str | None = Field(None, description="IANA zone the event keeps")
+    timezone: str | None = Field(
+        None,
+        description="IANA zone the event keeps; a startAt or endAt without an offset is a "
+        "time in it",
+    )
     calendar: str | None = Field(None, description="Move to this calendar (name or id)")
     location: str | None = Field(None, description="New location; null clears")
     notes: str | None = Field(None, description="New notes; null clears")

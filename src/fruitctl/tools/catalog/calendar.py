@@ -49,8 +49,8 @@ def query_events(args: inputs.QueryEvents, ctx: ToolContext) -> Any:
     Each occurrence of a series has its own startAt, seriesId (the series' id) and an id
     '<seriesId>@<occurrence>' to get, change or delete just that occurrence. Times carry
     the offset of the event's own zone (2026-02-24T09:00:00+01:00); an all-day event has
-    dates (2026-02-24) and an exclusive end. Answers {"window": {"from", "to"}, "events":
-    [...], "count"}.
+    dates (2026-02-24) and an exclusive end. Answers {"window": {"from", "to", "timezone"},
+    "events": [...], "count"}: the window in the person's zone, which it names.
 
     Examples: {} · {"from": "2026-03-01", "to": "2026-03-07"} · {"calendar": "Work"}
     """
