@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import threading
 from collections.abc import Callable
+from dataclasses import replace
 from typing import Any
 
 from backends.eventkit.fake_framework import (
@@ -42,11 +43,16 @@ class FakeStore(Confined):
 
     def reset(self) -> None:
         granted = {t for t, status in self.tcc.status.items() if status == FULL_ACCESS}
-        self._view = {t: list(self.tcc.calendars[t]) if t in granted else [] for t in (0, 1)}
-        for calendars in self._view.values():
-            for calendar in calendars:
-                calendar._mac = self.tcc
+        # Its own copies, as of now: a list renamed in the app later is not in them.
+        self._view = {t: [] for t in (0, 1)}
+        for t in granted:
+            self._view[t] = [self._own(calendar) for calendar in self.tcc.calendars[t]]
         self._loaded, self._staged = {}, {}
+
+    def _own(self, calendar: FakeCalendar) -> FakeCalendar:
+        mine = replace(calendar)
+        mine._mac = self.tcc
+        return mine
 
     # -- permission ------------------------------------------------------------------------------
 
@@ -92,8 +98,7 @@ class FakeStore(Confined):
 
     def removeCalendar_commit_error_(self, calendar: FakeCalendar, commit: bool, _: None) -> Answer:
         for calendars in (*self.tcc.calendars.values(), *self._view.values()):
-            if calendar in calendars:
-                calendars.remove(calendar)
+            calendars[:] = [kept for kept in calendars if kept.ident != calendar.ident]
         saved = self.tcc.saved.items()
         self.tcc.saved = {k: row for k, row in saved if row.get("calendar") != calendar.ident}
         return True, None

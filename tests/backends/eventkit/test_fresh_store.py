@@ -13,8 +13,14 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from backends.eventkit.fake_framework import Tcc
-from backends.eventkit.fake_mac import granted_mac, saved_event, saved_reminder
+from backends.eventkit.fake_framework import FakeCalendar, Tcc
+from backends.eventkit.fake_mac import (
+    LIST,
+    REMINDERS,
+    granted_mac,
+    saved_event,
+    saved_reminder,
+)
 from typer.testing import CliRunner
 
 from fruitctl import bootstrap
@@ -78,6 +84,17 @@ def test_a_list_read_catches_up_with_the_app_once_its_cache_has_passed(
     assert [r.title for r in backend.fetch(ReminderQuery())] == ["Dentist"]  # within the cache
     clock.now += 2.0  # cache_seconds: the longest a daemon is behind the app
     assert [r.title for r in backend.fetch(ReminderQuery())] == ["Dentist at 9"]
+
+
+def test_a_list_renamed_in_the_app_is_read_renamed_once_the_cache_has_passed(
+    mac: Tcc, tmp_path: Path
+) -> None:
+    clock = Clock()
+    backend = reminders(tmp_path, clock)
+    assert [found.name for found in backend.lists()] == ["Reminders"]
+    mac.calendars[REMINDERS] = [FakeCalendar(LIST, "Home", REMINDERS)]  # renamed in the app
+    clock.now += 2.0
+    assert [found.name for found in backend.lists()] == ["Home"]
 
 
 def test_an_event_changed_in_calendar_is_read_and_changed_as_it_is_now(mac: Tcc) -> None:

@@ -68,6 +68,7 @@ class EventKitCalendars:
 
     def calendars(self) -> list[Calendar]:
         self._access.require(ENTITY)
+        self._refresh()  # a calendar renamed or added in the app since
         with translated("read the calendars"):
             found = self._port.calendars(ENTITY)
             default = self._port.default_calendar(ENTITY)

@@ -3,9 +3,12 @@
 Reads push list selection, completion status and (for open reminders) the due range down into
 EventKit's predicates; the order and the limit are fruitctl's own sort (``sort_reminders``), so
 every backend answers alike. A short read cache (``cache_seconds``) absorbs an agent's bursts -
-EventKit has no cheap change check without a run loop - and every write drops it. Tags, the flag
-and subtasks come from the Reminders app's store when it can be read (``tagstore``); EventKit
-cannot write them, so a write of them is ``unsupported`` here, never silently dropped.
+EventKit has no cheap change check without a run loop - and every write drops it; past it, a
+read has the store drop what it had cached (``Refresher``), so the daemon is never more than
+``cache_seconds`` behind the Reminders app. ``get`` and every write read the item as saved now.
+Tags, the flag and subtasks come from the Reminders app's store when it can be read
+(``tagstore``); EventKit cannot write them, so a write of them is ``unsupported`` here, never
+silently dropped.
 
 Every call first makes sure this process has access (``Access.require``): without it the answer
 is ``permission_denied`` with the instructions, never an empty list.
@@ -94,6 +97,7 @@ class EventKitReminders:
 
     def lists(self, *, with_counts: bool = True) -> list[ReminderList]:
         self._access.require(ENTITY)
+        self._refresh()  # a list renamed or added in the app since
         with translated("read the reminder lists"):
             calendars = self._port.calendars(ENTITY)
             default = self._port.default_calendar(ENTITY)
