@@ -41,7 +41,7 @@ def assert_revealed(output: str, whole: bool = True) -> None:
 
 
 def test_a_plain_proposal_is_not_flagged() -> None:
-    created = json.loads(cli("reminders", "add", "--title", "plain", "--json").stdout)[0]
+    created = json.loads(cli("reminders", "add", "--title", "plain", "--json").stdout)["created"][0]
     note = json.dumps({"reminders": [{"id": created["id"], "notes": "two\nlines\tand a tab"}]})
     filed = cli("tools", "call", "update_reminders", "--as", "agent", "--args", note, "--json")
     listed, shown = (
@@ -78,7 +78,7 @@ def test_proposals_list_and_show_reveal_the_actor() -> None:
 
 
 def test_a_title_another_app_wrote_is_revealed_in_views_and_diffs() -> None:
-    created = json.loads(cli("reminders", "add", "--title", "plain", "--json").stdout)[0]
+    created = json.loads(cli("reminders", "add", "--title", "plain", "--json").stdout)["created"][0]
     built = bootstrap.build()
     with sqlite3.connect(built.config.paths.local_db) as db:  # e.g. synced from a shared list
         db.execute(
@@ -100,3 +100,13 @@ def test_an_error_quoting_what_an_agent_sent_is_revealed() -> None:
     result = cli("reminders", "list", "--list", SPOOF)
     assert result.exit_code == 3, result.output
     assert_revealed(result.stderr)
+
+
+def test_config_values_are_printed_as_written() -> None:
+    value = json.dumps(["[bold]Inbox[/bold]\u200b"])
+    for result in (
+        cli("config", "set", "allowlist.reminders.lists", value),
+        cli("config", "get", "allowlist.reminders.lists"),
+    ):
+        assert result.exit_code == 0, result.output
+        assert "[bold]Inbox[/bold][U+200B]" in result.stdout and "\u200b" not in result.stdout

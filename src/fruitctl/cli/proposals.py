@@ -139,9 +139,11 @@ def config_unset(
 
 
 def _show_config(values: dict[str, Any]) -> None:
+    # List and calendar names come from the apps (an agent may have named one): never markup,
+    # hidden characters shown.
     for key, value in values.items():
-        shown = "(not set)" if value is None else ", ".join(value)
-        out.print(f"{key} = {shown}")
+        said = "(not set)" if value is None else ", ".join(value)
+        out.print(Text(f"{key} = ") + shown(said))
 
 
 def _status_word(given: str) -> str | None:
