@@ -36,8 +36,8 @@ def cli_json(*args: str) -> Any:
 
 def add(title: str, *extra: str) -> dict[str, Any]:
     created = cli_json("reminders", "add", "--title", title, *extra)
-    assert len(created) == 1
-    return created[0]
+    assert created["status"] == "done" and len(created["created"]) == 1
+    return dict(created["created"][0])
 
 
 def store_snapshot() -> list[dict[str, Any]]:
@@ -214,12 +214,14 @@ def test_projection_results_are_shown_as_json() -> None:
 
 def test_edit_changes_only_what_is_given() -> None:
     before = add("Old title", "--due", "2026-03-01", "--notes", "keep me", "--tag", "x")
-    after = cli_json("reminders", "update", before["id"], "--title", "New title", "--clear-due")
-    assert after[0]["title"] == "New title"
-    assert after[0]["dueDate"] is None
-    assert (after[0]["notes"], after[0]["tags"]) == ("keep me", ["x"])
+    (after,) = cli_json("reminders", "update", before["id"], "--title", "New title", "--clear-due")[
+        "updated"
+    ]
+    assert after["title"] == "New title"
+    assert after["dueDate"] is None
+    assert (after["notes"], after["tags"]) == ("keep me", ["x"])
     flagged = cli_json("reminders", "edit", before["id"], "--flagged", "true", "--clear-tags")
-    assert (flagged[0]["isFlagged"], flagged[0]["tags"]) == (True, [])
+    assert (flagged["updated"][0]["isFlagged"], flagged["updated"][0]["tags"]) == (True, [])
 
 
 def test_edit_without_changes_is_an_error() -> None:
@@ -236,8 +238,8 @@ def test_complete_uncomplete_and_partial_failure() -> None:
     assert "Completed:" in done.stdout
     assert "failed: missing-id: No reminder found with ID: 'missing-id'." in done.stderr
     assert cli_json("reminders", "list") == []
-    again = cli_json("reminders", "uncomplete", a["id"])
-    assert again[0]["isCompleted"] is False and again[0]["completionDate"] is None
+    (again,) = cli_json("reminders", "uncomplete", a["id"])["updated"]
+    assert again["isCompleted"] is False and again["completionDate"] is None
 
 
 def test_delete_reports_what_it_deleted_and_what_failed() -> None:
@@ -245,6 +247,7 @@ def test_delete_reports_what_it_deleted_and_what_failed() -> None:
     result = cli("reminders", "delete", a["id"], "nope", "--json")
     assert result.exit_code == 1
     assert json.loads(result.stdout) == {
+        "status": "partial",
         "deleted": [a["id"]],
         "failed": [{"id": "nope", "error": "No reminder found with ID: 'nope'."}],
     }

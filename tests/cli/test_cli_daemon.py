@@ -98,7 +98,7 @@ def test_a_persons_write_through_the_daemon_is_not_a_proposal(
 ) -> None:
     added = fruitctl("reminders", "add", "--title", "typed by a person", "--json")
     assert added.exit_code == 0, added.output
-    assert json.loads(added.stdout)[0]["title"] == "typed by a person"
+    assert json.loads(added.stdout)["created"][0]["title"] == "typed by a person"
     args = '{"reminders": [{"title": "asked by an agent"}]}'
     as_agent = fruitctl("tools", "call", "create_reminders", "--as", "agent", "--args", args)
     assert json.loads(as_agent.stdout)["status"] == "pending"

@@ -46,7 +46,7 @@ def show(proposal: str) -> tuple[str, list[dict[str, Any]]]:
 def reminder(title: str, **fields: Any) -> dict[str, Any]:
     made = cli("reminders", "add", "--title", title, "--json")
     assert made.exit_code == 0, made.output
-    found: dict[str, Any] = json.loads(made.stdout)[0]
+    found: dict[str, Any] = json.loads(made.stdout)["created"][0]
     if fields:
         built = bootstrap.build()
         try:

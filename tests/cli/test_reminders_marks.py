@@ -15,7 +15,7 @@ runner = CliRunner()
 def _add(title: str, *extra: str) -> str:
     result = runner.invoke(app, ["reminders", "add", "--title", title, *extra, "--json"])
     assert result.exit_code == 0, result.output
-    return str(json.loads(result.stdout)[0]["id"])
+    return str(json.loads(result.stdout)["created"][0]["id"])
 
 
 def _table(*args: str) -> list[str]:

@@ -208,16 +208,7 @@ def uncomplete_command(ids: Ids, as_json: JsonOption = False) -> None:
 @reminders_app.command("delete")
 def delete_command(ids: Ids, as_json: JsonOption = False) -> None:
     """Delete reminders permanently."""
-    with reporting(as_json):
-        result = client(as_json).call("delete_reminders", {"ids": ids})
-    if as_json:
-        emit_json(result)
-    elif is_pending(result):
-        show_pending(result)
-    elif result["deleted"]:
-        count = len(result["deleted"])
-        out.print(f"Deleted {count} reminder{'s' if count != 1 else ''}.")
-    report_failures(result.get("failed", []), as_json)
+    _write(as_json, "delete_reminders", {"ids": ids}, "deleted", "Deleted")
 
 
 @reminders_app.command("open")
@@ -242,18 +233,32 @@ def open_command(
 def _write(as_json: bool, operation: str, args: dict[str, Any], key: str, verb: str) -> None:
     """Run a batch write; print what worked, then what failed (exit 1 if anything did)."""
     with reporting(as_json):
-        result = client(as_json).call(operation, args)
-    if is_pending(result):
-        emit_json(result) if as_json else show_pending(result)
+        answer = written(client(as_json).call(operation, args), key)
+    if answer["status"] == "pending":
+        emit_json(answer) if as_json else show_pending(answer)
         return
-    done, failed = (result[key], result["failed"]) if isinstance(result, dict) else (result, [])
-    if failed and len(args["reminders"]) == 1:
+    done, failed = answer[key], answer["failed"]
+    if failed and len(args.get("reminders") or args.get("ids") or ()) == 1:
         # One item asked for, one item failed: that is the command's error. (Batches only
         # ever fail an item for something missing: an unknown list or reminder.)
         fail("not_found", failed[0]["error"], as_json=as_json)
     if as_json:
-        emit_json(result)
+        emit_json(answer)
+    elif done and key == "deleted":
+        out.print(f"{verb} {len(done)} reminder{'s' if len(done) != 1 else ''}.")
     elif done:
         out.print(f"{verb}:")
         render.show_reminders(done)
     report_failures(failed, as_json)
+
+
+def written(result: Any, key: str) -> dict[str, Any]:
+    """A write's answer in one shape whatever became of it, so a script reads every outcome
+    alike: ``status`` (``done``, ``partial`` when some items failed, ``pending`` when a person
+    must approve it), what was written under ``key``, what failed under ``failed``; a pending
+    one carries its proposal's fields too (``proposalId``, ``approve``, ``url``...). The tools
+    answer as seed 002 has them: a bare list when everything worked, else an object."""
+    if is_pending(result):
+        return {**result, key: [], "failed": []}
+    done, failed = (result[key], result["failed"]) if isinstance(result, dict) else (result, [])
+    return {"status": "partial" if failed else "done", key: done, "failed": failed}

@@ -95,7 +95,7 @@ def test_an_agents_write_lands_in_apples_store_only_once_approved(mac: FakeEvent
 def test_an_item_edited_in_the_app_meanwhile_is_a_conflict_not_overwritten(
     mac: FakeEventKit,
 ) -> None:
-    (made,) = json.loads(cli("reminders", "add", "--title", "Draft", "--json").stdout)
+    (made,) = json.loads(cli("reminders", "add", "--title", "Draft", "--json").stdout)["created"]
     reminder_id = made["id"]
     app = bootstrap.build()
     try:
