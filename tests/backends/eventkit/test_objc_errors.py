@@ -6,6 +6,8 @@ before anything reaches it. The real adapter over ``fake_framework``; nothing ha
 
 from __future__ import annotations
 
+import sys
+import types
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
@@ -14,9 +16,10 @@ from backends.eventkit.fake import FakeEventKit
 from backends.eventkit.fake_framework import NSError, Tcc, nsexception
 from backends.eventkit.fake_mac import CALENDAR, LIST, granted_mac
 
+from fruitctl.backends.eventkit import encode
 from fruitctl.backends.eventkit.adapter import EventKitAdapter
 from fruitctl.backends.eventkit.calendars import EventKitCalendars
-from fruitctl.backends.eventkit.errors import translated
+from fruitctl.backends.eventkit.errors import translate, translated
 from fruitctl.backends.eventkit.permission import Access, Responsible
 from fruitctl.backends.eventkit.reminders import EventKitReminders
 from fruitctl.backends.eventkit.tagstore import TagStore
@@ -29,7 +32,13 @@ from fruitctl.backends.eventkit.values import (
     StoreError,
     StoreTimeout,
 )
-from fruitctl.domain.errors import BackendUnavailable, InvalidParams, Timeout
+from fruitctl.domain.errors import (
+    BackendUnavailable,
+    InvalidParams,
+    PermissionDenied,
+    Timeout,
+    Unsupported,
+)
 from fruitctl.ports import NewEvent, NewReminder
 
 ITERM = Responsible("iTerm", "/Applications/iTerm.app", "terminal")
@@ -114,3 +123,30 @@ def test_an_access_request_eventkit_never_answers_is_a_timeout() -> None:
     access = Access(port, may_prompt=True, who=lambda: ITERM)
     with pytest.raises(Timeout, match="Reminders access"):
         access.require("reminder")
+
+
+def test_a_zone_or_url_apple_has_no_form_for_is_invalid_params(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    nothing = types.SimpleNamespace(
+        NSTimeZone=types.SimpleNamespace(timeZoneWithName_=lambda name: None),
+        NSURL=types.SimpleNamespace(URLWithString_=lambda text: None),
+    )
+    monkeypatch.setitem(sys.modules, "Foundation", nothing)  # Foundation answers nil
+    told: list[object] = []
+    event = types.SimpleNamespace(setTimeZone_=told.append, setURL_=told.append)
+    for field, value in (("timezone", "Mars/Olympus"), ("url", "not a url")):
+        refused = pytest.raises(InvalidParams, match="Could not save the event")
+        with refused as caught, translated("save the event"):
+            encode.apply(event, {field: value}, encode.EVENT_SETTERS, None)
+        assert told == []  # nothing set
+        assert value in caught.value.message
+
+
+@pytest.mark.parametrize(
+    ("code", "error"),
+    [(8, InvalidParams), (12, PermissionDenied), (14, Unsupported), (5, BackendUnavailable)],
+)
+def test_eventkits_error_codes_are_what_the_caller_can_do(code: int, error: type) -> None:
+    refused = translate(StoreError("EKErrorDomain", code, "EventKit's words"), "save the event")
+    assert type(refused) is error

@@ -79,3 +79,26 @@ def test_a_series_and_its_detached_occurrence_in_the_real_store() -> None:
     finally:
         with contextlib.suppress(Exception):
             eventkit.shared_port().remove_calendar(made.id)
+
+
+def test_a_change_another_app_commits_is_read_and_kept_by_the_next_write() -> None:
+    """Another app's store (a second ``EKEventStore``, as Reminders.app has its own) renames
+    the reminder after fruitctl's warm store read it: fruitctl reads the new title and its
+    write keeps it (finding C3 of the macOS review)."""
+    import EventKit  # type: ignore[import-not-found,unused-ignore]
+
+    backend = eventkit.open_reminders(Access(eventkit.shared_port(), may_prompt=True))
+    made = backend.create_list(f"fruitctl test {secrets.token_hex(3)}")
+    try:
+        (created,) = backend.create([NewReminder(list_id=made.id, title="fruitctl test")])
+        backend.fetch(ReminderQuery(scope=ReminderScope(list_ids=(made.id,))))  # warm
+        other = EventKit.EKEventStore.alloc().init()
+        theirs = other.calendarItemWithIdentifier_(created.id)
+        theirs.setTitle_("renamed elsewhere")
+        ok, error = other.saveReminder_commit_error_(theirs, True, None)
+        assert ok, error
+        assert backend.get(created.id).title == "renamed elsewhere"
+        backend.update(created.id, {"priority": 1})
+        assert backend.get(created.id).title == "renamed elsewhere"
+    finally:
+        backend.delete_list(made.id)
