@@ -9,9 +9,11 @@ undo: the scheme cannot delete (cancel it instead).
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from typing import Any
 
 from fruitctl.approvals import readable
+from fruitctl.approvals.readable import NAMES, names_in
 from fruitctl.domain.errors import FruitctlError, NotFound
 from fruitctl.domain.wording import counted
 from fruitctl.tools.context import ToolContext
@@ -32,16 +34,35 @@ def _todo(todo_id: str, ctx: ToolContext) -> dict[str, Any] | None:
     return found
 
 
+def _home_names(ids: Iterable[str], ctx: ToolContext) -> dict[str, str]:
+    """The titles of the projects and areas among ``ids`` (a title given is shown as given)."""
+    wanted = set(ids)
+    if not wanted:
+        return {}
+    homes = [*ctx.things.list_projects(), *ctx.things.list_areas()]
+    return {home["id"]: home["title"] for home in homes if home["id"] in wanted}
+
+
+def _named(args: Args, ctx: ToolContext) -> Snapshot:
+    refs = [str(args[key]) for key in _HOMES if args.get(key)]
+    return readable.with_names({}, _home_names(refs, ctx))
+
+
+def _names_now(before: Snapshot, ctx: ToolContext) -> Snapshot:
+    return readable.names_again(before, lambda ids: _home_names(ids, ctx))
+
+
 def _snapshot(args: Args, ctx: ToolContext) -> Snapshot:
-    return {str(args["id"]): _todo(str(args["id"]), ctx)}
+    return {str(args["id"]): _todo(str(args["id"]), ctx), **_named(args, ctx)}
 
 
 def _current(before: Snapshot, ctx: ToolContext) -> Snapshot:
-    return {key: _todo(key, ctx) for key in before}
+    now = {key: _todo(key, ctx) for key in before if key != NAMES}
+    return {**now, **_names_now(before, ctx)}
 
 
 def _old(before: Snapshot) -> tuple[str, dict[str, Any] | None]:
-    ((todo_id, old),) = before.items()
+    ((todo_id, old),) = [(key, value) for key, value in before.items() if key != NAMES]
     return todo_id, old
 
 
@@ -54,13 +75,14 @@ def _resolve(args: Args, ctx: ToolContext) -> tuple[Args, list[dict[str, Any]]]:
 
 
 def _create_summary(args: Args, ctx: ToolContext) -> str:
-    where = args.get("project") or args.get("area") or "the Inbox"
+    names = names_in(_named(args, ctx))
+    where = readable.container(args.get("project") or args.get("area"), names) or "the Inbox"
     when = f", {args['when']}" if args.get("when") else ""
     return f"Add to-do '{args['title']}' to {where}{when} in Things"
 
 
 def _create_diff(args: Args, before: Snapshot) -> list[dict[str, Any]]:
-    return readable.added("new to-do", args, {})
+    return readable.added("new to-do", args, names_in(before))
 
 
 def _create_resolve(args: Args, ctx: ToolContext) -> tuple[Args, list[dict[str, Any]]]:
@@ -70,8 +92,8 @@ def _create_resolve(args: Args, ctx: ToolContext) -> tuple[Args, list[dict[str, 
 
 CREATE_TODO = Change(
     _create_summary,
-    lambda a, c: {},
-    lambda b, c: {},
+    _named,
+    _names_now,
     lambda a, b, r: None,
     _create_diff,
     _create_resolve,
@@ -148,9 +170,9 @@ def _update_inverse(args: Args, before: Snapshot, result: Any) -> dict[str, Any]
 
 def _update_diff(args: Args, before: Snapshot) -> list[dict[str, Any]]:
     todo_id, old = _old(before)
-    target = (old or {}).get("title", todo_id)
+    target, names = (old or {}).get("title", todo_id), names_in(before)
     rows = [
-        readable.changed(target, key, (old or {}).get(_HELD_IN.get(key, key)), value, {})
+        readable.changed(target, key, (old or {}).get(_HELD_IN.get(key, key)), value, names)
         for key, value in args.items()
         if key != "id"
     ]
