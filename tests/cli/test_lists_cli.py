@@ -39,7 +39,7 @@ def test_a_person_creates_a_list_and_a_calendar() -> None:
     assert _names("calendars") == ["Calendar", "Travel"]
     shown = runner.invoke(app, ["calendars"])
     assert "Travel" in shown.stdout and "No calendars" not in shown.stdout
-    (added,) = cli_json("reminders", "add", "--title", "Milk", "--list", "groceries")
+    (added,) = cli_json("reminders", "add", "--title", "Milk", "--list", "groceries")["created"]
     assert added["listName"] == "Groceries"
 
 
