@@ -102,3 +102,26 @@ def test_a_change_another_app_commits_is_read_and_kept_by_the_next_write() -> No
         assert backend.get(created.id).title == "renamed elsewhere"
     finally:
         backend.delete_list(made.id)
+
+
+def test_a_series_whose_first_occurrence_was_removed_is_changed_and_removed_whole() -> None:
+    """Finding E2 of the macOS review: the series is addressed through what EventKit answers
+    for its id, never an occurrence searched for near its first start."""
+    backend = eventkit.open_calendars(Access(eventkit.shared_port(), may_prompt=True))
+    made = backend.create_calendar(f"fruitctl test {secrets.token_hex(3)}")
+    start = datetime(2030, 3, 4, 9, 0, tzinfo=ZoneInfo("Europe/Rome"))
+    try:
+        series = backend.create_event(
+            NewEvent(made.id, "Review", start, start + timedelta(hours=1), recurrence="FREQ=DAILY")
+        )
+        window = EventRange(start - timedelta(hours=1), start + timedelta(days=3))
+        first, second, _ = backend.events(window)
+        backend.delete_event(first.id, "occurrence")
+        backend.update_event(series.id, {"title": "Renamed"}, "series")
+        assert [e.title for e in backend.events(window)] == ["Renamed", "Renamed"]
+        assert backend.get_event(second.id).title == "Renamed"
+        backend.delete_event(series.id, "series")
+        assert backend.events(window) == []
+    finally:
+        with contextlib.suppress(Exception):
+            eventkit.shared_port().remove_calendar(made.id)
