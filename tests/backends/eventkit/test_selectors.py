@@ -25,12 +25,25 @@ REFERENCE = Path(__file__).parents[3] / ".." / "shared" / "macos" / "eventkit-se
 SPEC = find_spec("fruitctl.backends.eventkit.adapter")
 assert SPEC is not None and SPEC.origin is not None
 ADAPTER = Path(SPEC.origin)
-# Every module that sends EventKit a message: the adapter, its reading and writing halves and
-# what finds the objects it sends them to.
-PYOBJC_MODULES = [
-    ADAPTER,
-    *(ADAPTER.with_name(name) for name in ("decode.py", "encode.py", "find.py")),
-]
+FRAMEWORKS = {"eventkit", "foundation", "appkit"}  # kit's functions that hand out a framework
+
+
+def _framework_users() -> list[Path]:
+    """Every module of the package that takes a framework from ``kit``: each one that can send
+    EventKit a message, so a new one is held to the list without being named here."""
+    found = []
+    for module in sorted(ADAPTER.parent.glob("*.py")):
+        for node in ast.parse(module.read_text()).body:
+            if (
+                isinstance(node, ast.ImportFrom)
+                and node.module == "fruitctl.backends.eventkit.kit"
+                and FRAMEWORKS & {alias.name for alias in node.names}
+            ):
+                found.append(module)
+    return found
+
+
+PYOBJC_MODULES = _framework_users()
 PYOBJC = ("objc", "EventKit", "Foundation", "AppKit")
 
 # Messages the adapter sends that are not EventKit's: NSObject, NSDate, NSDateComponents,
@@ -105,6 +118,12 @@ def unknown(selectors: set[str]) -> set[str]:
 
 def sent_by_the_adapter() -> set[str]:
     return set().union(*(sent_selectors(module.read_text()) for module in PYOBJC_MODULES))
+
+
+def test_every_module_that_sends_messages_is_checked() -> None:
+    names = {module.name for module in PYOBJC_MODULES}
+    assert {"adapter.py", "decode.py", "encode.py", "find.py"} <= names
+    assert "owner.py" not in names  # it takes only the autorelease pool: no messages
 
 
 def test_every_selector_the_adapter_sends_is_eventkits_or_foundations() -> None:
