@@ -122,6 +122,8 @@ def test_a_broken_governance_file_fails_its_check_with_its_line(broken: str) -> 
         assert code == 1 and report["healthy"] is False
         assert report["governance"]["error"].startswith(f"{home / 'governance.yaml'}:")
         assert report["reminders"]["state"] == "ok"  # the rest is checked all the same
+        shown = cli(home, "info")  # no daemon: no rules run at all, and info says so
+        assert shown.returncode == 0 and "until it is fixed, no tool runs" in shown.stdout
 
 
 def test_a_variable_read_by_nothing_is_named_with_the_spelling_meant() -> None:

@@ -93,11 +93,15 @@ class LiveGovernance:
         }
 
 
-
 def describe(found: dict[str, Any]) -> str | None:
     """One sentence for a person when the file is not in force (``state``), else None."""
     if not found.get("error"):
         return None
+    if not found.get("loadedAt"):  # read by a process that runs no rules (no daemon)
+        return (
+            f"governance.yaml does not load ({found['error']}): until it is fixed, no tool "
+            "runs and a daemon does not start."
+        )
     return (
         f"The daemon keeps the rules it loaded at {found.get('loadedAt')}: governance.yaml does "
         f"not load now ({found['error']}). Fix the file; it is read again at the next call."
