@@ -106,7 +106,7 @@ def create_command(
         "checklist": checklist,
     }
     args = {k: v for k, v in given.items() if v is not None}
-    run(as_json, lambda: client(as_json).call("create_todo", args), _show_written)
+    run(as_json, lambda: written(client(as_json).call("create_todo", args)), _show_written)
 
 
 @things_app.command("update")
@@ -132,7 +132,7 @@ def update_command(
         "area": area,
     }
     args = {"id": todo_id, **{k: v for k, v in given.items() if v is not None}}
-    run(as_json, lambda: client(as_json).call("update_todo", args), _show_written)
+    run(as_json, lambda: written(client(as_json).call("update_todo", args)), _show_written)
 
 
 @things_app.command("complete")
@@ -144,7 +144,7 @@ def complete_command(
 ) -> None:
     """Complete (or cancel, or reopen) a to-do."""
     args = {"id": todo_id, "canceled": cancel, "reopen": reopen}
-    run(as_json, lambda: client(as_json).call("complete_todo", args), _show_written)
+    run(as_json, lambda: written(client(as_json).call("complete_todo", args)), _show_written)
 
 
 @things_app.command("delete")
@@ -159,6 +159,20 @@ def delete_command(todo_id: TodoId, as_json: JsonOption = False) -> None:
         )
 
     run(as_json, refuse, lambda _: None)
+
+
+def written(result: dict[str, Any]) -> dict[str, Any]:
+    """A write's answer in one shape whatever became of it, so a script reads every outcome
+    alike: ``status`` (``confirmed``; ``sent``, not yet seen in Things; ``pending``, waiting
+    for a person), ``confirmed``, ``todo`` (the to-do as Things has it, once confirmed, else
+    null) and ``message`` (what to check, else null); a pending one carries its proposal's
+    fields too (``proposalId``, ``approve``, ``url``...)."""
+    return {
+        "todo": None,
+        "message": None,
+        **result,
+        "confirmed": result.get("status") == "confirmed",
+    }
 
 
 def _show_written(result: dict[str, Any]) -> None:
