@@ -194,6 +194,7 @@ def test_a_write_things_never_shows_is_not_reported_as_done(
     assert shown == {
         "status": "sent",
         "confirmed": False,
+        "todo": None,
         "message": "Sent 'Lost' to Things; not seen in Things within 0.3 s. Check Things "
         "before sending it again." + ENABLE_URLS,  # Things never took a write of this CLI
     }
