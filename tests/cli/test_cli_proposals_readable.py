@@ -6,6 +6,7 @@ counts that agree with their noun; and ``list`` shows what waits for a person fi
 from __future__ import annotations
 
 import json
+import sqlite3
 from typing import Any
 
 from typer.testing import CliRunner
@@ -169,3 +170,22 @@ def test_an_unknown_status_is_a_usage_error_naming_the_real_ones() -> None:
         for word in ("pending", "approved", "executed", "rejected", "expired", "failed", "all"):
             assert word in said
         assert "'done'" in said
+
+
+def test_a_list_renamed_before_approval_is_a_conflict_not_a_write_into_another_name() -> None:
+    errands = new_list("Errands")
+    pay = reminder("Pay rent")
+    moved = as_agent(
+        "update_reminders", {"reminders": [{"id": pay["id"], "list": {"id": errands}}]}
+    )
+    built = bootstrap.build()
+    with sqlite3.connect(built.config.paths.local_db) as db:  # renamed in the app meanwhile
+        db.execute("UPDATE lists SET name = 'Archive' WHERE id = ?", (errands,))
+    built.close()
+    refused = cli("proposals", "approve", moved)
+    assert refused.exit_code == 4, refused.output
+    listed = json.loads(cli("reminders", "get", pay["id"], "--json").stdout)
+    assert listed["listName"] == "Reminders"  # not moved into what is now called Archive
+    failed = json.loads(cli("proposals", "show", moved, "--json").stdout)
+    renamed = {"target": errands, "field": "name", "before": "Errands", "after": "Archive"}
+    assert failed["error"]["details"]["changes"] == [renamed]

@@ -324,7 +324,10 @@ def differences(before: Snapshot, now: Snapshot) -> list[dict[str, Any]]:
             continue
         if isinstance(old, dict) and isinstance(new, dict):
             found += [
-                {"target": key, "field": f, "before": old.get(f), "after": new.get(f)}
+                # A renamed list or calendar: its id is the target, its name what changed.
+                {"target": f, "field": "name", "before": old.get(f), "after": new.get(f)}
+                if key == NAMES
+                else {"target": key, "field": f, "before": old.get(f), "after": new.get(f)}
                 for f in sorted(set(old) | set(new))
                 if old.get(f) != new.get(f)
             ]
