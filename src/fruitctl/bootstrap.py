@@ -215,6 +215,8 @@ class App:
         registry.before_listing = rules.rules
         log = telemetry.configure_logging(paths.log_dir)
         rules.events = log
+        if self.config_watch is not None:
+            self.config_watch.events = log
         recorder = telemetry.CallRecorder(
             self.state, lambda exc: translate_fault(exc, paths.state_db)
         )

@@ -40,6 +40,8 @@ class ConfigWatch:
         self._lock = threading.Lock()
         self._stamp: Stamp = _UNSEEN
         self._found: dict[str, Any] = {}
+        self.events: Any = None
+        """Where a file found to differ is told (the process's event log), once per change."""
 
     def state(self) -> dict[str, Any]:
         """``{file, current, changed: [key...], error, restart?}``: ``current`` is false when
@@ -51,7 +53,18 @@ class ConfigWatch:
                 if now != self._stamp:
                     self._found = self._compare()
                     self._stamp = now
+                    self._tell(self._found)
         return {"file": str(path), **self._found}
+
+    def _tell(self, found: dict[str, Any]) -> None:
+        if self.events is None or found["current"]:
+            return
+        self.events.warning(
+            "config_not_applied",
+            file=str(self.running.paths.config_file),
+            changed=found["changed"],
+            error=found["error"],
+        )
 
     def _compare(self) -> dict[str, Any]:
         try:

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 import os
+import time
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -17,6 +18,7 @@ from socket_daemon import Daemon, Raw, cli, running, short_home
 
 ALLOW_CREATE = "tools:\n  create_reminders:\n    requires_approval_in_modes: []\n"
 # The first tool's rule is valid and would allow direct writes; the second's mode is not one.
+LOG_DEADLINE_S = 30.0
 HALF_BROKEN = (
     "tools:\n"
     "  create_reminders:\n    requires_approval_in_modes: []\n"
@@ -54,9 +56,16 @@ def save(path: Path, text: str) -> None:
     os.replace(staged, path)
 
 
-def log_events(home: Path) -> list[dict[str, Any]]:
-    text = (home / "logs" / "fruitctl.log").read_text()
-    return [json.loads(line) for line in text.splitlines() if line.startswith("{")]
+def log_events(home: Path, until: str) -> list[dict[str, Any]]:
+    """The daemon's log once it holds an ``until`` event (its writer flushes every moment, on
+    a thread of its own: waited for, up to a deadline far past that)."""
+    deadline = time.monotonic() + LOG_DEADLINE_S
+    while True:
+        text = (home / "logs" / "fruitctl.log").read_text()
+        events = [json.loads(line) for line in text.splitlines() if line.startswith("{")]
+        if any(e["event"] == until for e in events) or time.monotonic() > deadline:
+            return events
+        time.sleep(0.1)
 
 
 def test_a_changed_governance_file_rules_the_next_call(daemon: Daemon) -> None:
@@ -72,7 +81,9 @@ def test_a_changed_governance_file_rules_the_next_call(daemon: Daemon) -> None:
     assert listed.stderr == ""  # nothing to warn of: the daemon runs what the file says
     (daemon.home / "governance.yaml").unlink()  # no file: the defaults again
     assert create(daemon, "Defaults")["status"] == "pending"
-    assert "governance_reloaded" in {e["event"] for e in log_events(daemon.home)}
+    assert "governance_reloaded" in {
+        e["event"] for e in log_events(daemon.home, "governance_reloaded")
+    }
 
 
 def test_a_broken_governance_file_keeps_the_rules_in_force_and_says_so(daemon: Daemon) -> None:
@@ -105,7 +116,8 @@ def test_a_broken_governance_file_keeps_the_rules_in_force_and_says_so(daemon: D
     report = json.loads(doctor.stdout)
     assert report["healthy"] is False and report["governance"]["error"].startswith(f"{rules}:5:")
     assert any("keeps the rules" in note for note in report["stale"])
-    failed = [e for e in log_events(daemon.home) if e["event"] == "governance_not_reloaded"]
+    events = log_events(daemon.home, "governance_not_reloaded")
+    failed = [e for e in events if e["event"] == "governance_not_reloaded"]
     assert len(failed) == 1 and failed[0]["error"].startswith(f"{rules}:5:")  # said once
     save(rules, "tools: {}\n")  # fixed: in force at the next call
     assert create(daemon, "Proposed again")["status"] == "pending"
@@ -132,6 +144,9 @@ def test_a_changed_configuration_is_said_with_how_to_restart(daemon: Daemon) -> 
     report = json.loads(cli(daemon.home, "doctor", "--json").stdout)
     assert report["healthy"] is False
     assert any("older configuration" in note for note in report["stale"])
+    events = log_events(daemon.home, "config_not_applied")
+    told = [e for e in events if e["event"] == "config_not_applied"]
+    assert [e["changed"] for e in told] == [["approvals.ttl_hours", "http.notifications"]]
 
 
 def test_a_configuration_that_no_longer_loads_is_said_by_the_daemon(daemon: Daemon) -> None:
