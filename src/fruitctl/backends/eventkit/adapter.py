@@ -15,6 +15,7 @@ EventKit`` alone costs hundreds of milliseconds): the frameworks are imported on
 store made before access was granted keeps the empty view it had then (no lists on the first
 run), so a grant - answered here, or given in System Settings while this process runs - makes
 the next use create a new one.
+
 Every call runs on the one thread that owns the store, in an autorelease pool of its own
 (``owner.py``: why a thread and not a lock), and hands back plain values only. Completion
 handlers run on EventKit's private queue and are waited for on a ``threading.Event``; ``NSError
