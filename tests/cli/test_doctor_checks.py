@@ -79,7 +79,8 @@ def test_a_bad_value_from_the_environment_is_one_failed_check_naming_the_variabl
         assert report["config"]["state"] == "broken"
         assert "the environment variable FRUITCTL_CALDAV__URL (caldav.url)" in error
         assert "https://dav.example.com" in error and "fix or unset it" in error
-        assert "reminders" not in report and "stores" not in report  # left out, not failed
+        assert report["reminders"]["state"] == "not checked"  # left out, not failed
+        assert report["stores"] == {} and report["things"]["state"] == "not checked"
         assert report["daemon"]["running"] is False  # what needs no configuration is checked
         shown = cli(home, "doctor", FRUITCTL_CALDAV__URL="dav.example.com")
         assert shown.returncode == 1 and "Traceback" not in shown.stderr

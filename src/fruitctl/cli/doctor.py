@@ -31,6 +31,7 @@ from fruitctl.config import ConfigError
 from fruitctl.paths import Paths
 
 OK = "ok"
+NOT_CHECKED = "not checked"
 ACCESS = "permission_denied"  # a failure of this process's access, which the daemon's may lack
 
 
@@ -70,7 +71,7 @@ def _checks(write_test: bool) -> dict[str, Any]:
     try:
         app = bootstrap.build()
     except ConfigError as exc:
-        return _unconfigured(Paths.resolve(os.environ), str(exc))
+        return _unconfigured(Paths.resolve(os.environ), str(exc), write_test)
     try:
         return _configured(app, write_test)
     finally:
@@ -86,16 +87,27 @@ def _config(paths: Paths, error: str | None) -> dict[str, Any]:
     return found | ({"state": "broken", "error": error} if error else {"state": OK})
 
 
-def _unconfigured(paths: Paths, error: str) -> dict[str, Any]:
-    """One failed check - the configuration - and what needs none: this home's daemon."""
+def _unconfigured(paths: Paths, error: str, write_test: bool) -> dict[str, Any]:
+    """One failed check - the configuration - and what needs none: this home's daemon. The
+    checks that need a configuration are there, as not checked (one shape, whatever the
+    outcome), and not failed: they would only repeat the one cause."""
     daemon = doctor_daemon.daemon(paths.socket_file)
-    return {
+    skipped = {"state": NOT_CHECKED, "reason": "the configuration does not load"}
+    report: dict[str, Any] = {
         "config": _config(paths, error),
+        "governance": {"file": str(paths.governance_file), "checked": False, "error": None},
+        "stores": {},
+        "reminders": {"backend": None, **skipped},
+        "calendar": {"backend": None, **skipped},
+        "things": skipped,
         "daemon": daemon,
         "http": doctor_daemon.http(daemon),
         "mismatches": [],
         "stale": drift.notes(daemon.get("info") or {}),
     }
+    if write_test:
+        report["writeTest"] = {"ran": False, "reason": skipped["reason"]}
+    return report
 
 
 def _configured(app: bootstrap.App, write_test: bool) -> dict[str, Any]:
