@@ -281,3 +281,15 @@ def test_the_http_servers_own_refusals_exit_as_their_canonical_code(
         raising.env(FRUITCTL_IN_PROCESS="1"),
     )
     assert local.exit_code == done.exit_code  # refused here too, as invalid input
+
+
+def test_aai_call_of_a_json_rpc_request_is_no_envelope(raising: Served) -> None:
+    """``aai call`` sends AAI only: a JSON-RPC request given to it is refused as INVALID_REQUEST
+    in AAI's shape (the socket would have answered it in JSON-RPC), here and via the daemon."""
+    text = json.dumps({**ENVELOPE, "request_id": "r2", "jsonrpc": "2.0", "method": "system.ping"})
+    for env in (raising.env(), raising.env(FRUITCTL_IN_PROCESS="1")):
+        done = run_cli(["aai", "call", text], env)
+        assert done.exit_code == 2, done.output
+        answer = json.loads(done.stdout)
+        assert answer["status"] == "error" and answer["request_id"] == "r2"
+        assert answer["error"]["code"] == "INVALID_REQUEST" and "jsonrpc" not in answer
