@@ -2,10 +2,13 @@
 
 They follow the seed property for property (closed objects, enums, bounds, defaults). The
 departures are all additive: the GTD fields (``tags``, ``flagged``, ``url``, and
-``completedDate`` on create, which undo needs); ``offset`` and ``search`` on query; a list
-given as a bare string, read as its name; and ``null`` admitted where the seed's own examples
-send it to clear a field (``{"dueDate": null}``), which a client validating against a plain
-``"type": "string"`` would refuse. A test holds each schema to its pydantic model.
+``completedDate`` on create, which undo needs); ``offset`` and ``search`` on query; and
+``null`` admitted where the seed's own examples send it to clear a field
+(``{"dueDate": null}``), which a client validating against a plain ``"type": "string"`` would
+refuse. A test holds each schema to its pydantic model. The models also read a list given as a
+bare string as its name (``inputs.ListReference``), for agents that send one; the schemas keep
+the seed's object, as clients type what they send by it (an ``anyOf`` there makes the MCP
+Inspector send ``{"all": true}`` as a string).
 """
 
 from __future__ import annotations
@@ -15,15 +18,6 @@ from typing import Any
 from fruitctl.services.inputs import SEARCH_HELP, SEARCH_MAX
 
 PRIORITY = {"type": "string", "enum": ["none", "low", "medium", "high"]}
-# A list reference may also be a bare string, read as the list's name (``inputs.ListReference``).
-BARE_NAME = {"type": "string", "description": 'A list name: "Work" is {"name": "Work"}'}
-
-
-def or_a_name(reference: dict[str, Any], description: str) -> dict[str, Any]:
-    """The seed's list object, or a bare name."""
-    return {"description": description, "anyOf": [reference, BARE_NAME]}
-
-
 TARGET_LIST = {
     "type": "object",
     "properties": {"name": {"type": "string"}, "id": {"type": "string"}},
@@ -36,18 +30,16 @@ TAGS = {"type": "array", "items": {"type": "string"}, "description": "Tags, e.g.
 QUERY_REMINDERS: dict[str, Any] = {
     "type": "object",
     "properties": {
-        "list": or_a_name(
-            {
-                "type": "object",
-                "properties": {
-                    "name": {"type": "string", "description": "List name (case-insensitive match)"},
-                    "id": {"type": "string", "description": "Exact list ID"},
-                    "all": {"type": "boolean", "description": "Set true to search all lists"},
-                },
-                "additionalProperties": False,
+        "list": {
+            "type": "object",
+            "description": "Which list to search. Omit for default list only.",
+            "properties": {
+                "name": {"type": "string", "description": "List name (case-insensitive match)"},
+                "id": {"type": "string", "description": "Exact list ID"},
+                "all": {"type": "boolean", "description": "Set true to search all lists"},
             },
-            "Which list to search. Omit for default list only.",
-        ),
+            "additionalProperties": False,
+        },
         "status": {
             "type": "string",
             "enum": ["incomplete", "completed", "all"],
@@ -105,7 +97,10 @@ CREATE_REMINDERS: dict[str, Any] = {
                 "properties": {
                     "title": {"type": "string", "description": "Reminder title"},
                     "notes": {"type": "string", "description": "Reminder notes/body text"},
-                    "list": or_a_name(TARGET_LIST, "Target list. Uses default list if omitted."),
+                    "list": {
+                        **TARGET_LIST,
+                        "description": "Target list. Uses default list if omitted.",
+                    },
                     "dueDate": {"type": "string", "description": "Due date in ISO 8601 format"},
                     "priority": {**PRIORITY, "description": "Priority level"},
                     "tags": TAGS,
@@ -143,7 +138,7 @@ UPDATE_REMINDERS: dict[str, Any] = {
                         "type": ["string", "null"],
                         "description": "New notes. Set to null to clear.",
                     },
-                    "list": or_a_name(TARGET_LIST, "Move to this list"),
+                    "list": {**TARGET_LIST, "description": "Move to this list"},
                     "dueDate": {
                         "type": ["string", "null"],
                         "description": "New due date in ISO 8601 format. Set to null to clear.",
