@@ -102,7 +102,8 @@ def describe(found: dict[str, Any]) -> str | None:
             f"governance.yaml does not load ({found['error']}): until it is fixed, no tool "
             "runs and a daemon does not start."
         )
+    kept = "" if found.get("fromFile") else " (the defaults: there was no file then)"
     return (
-        f"The daemon keeps the rules it loaded at {found.get('loadedAt')}: governance.yaml does "
-        f"not load now ({found['error']}). Fix the file; it is read again at the next call."
+        f"The daemon keeps the rules it loaded at {found.get('loadedAt')}{kept}: governance.yaml "
+        f"does not load now ({found['error']}). Fix the file; it is read again at the next call."
     )
