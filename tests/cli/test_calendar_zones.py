@@ -6,8 +6,10 @@ from __future__ import annotations
 
 import json
 import time
+from datetime import datetime
 from pathlib import Path
 from typing import Any
+from zoneinfo import ZoneInfo
 
 import anyio
 import pytest
@@ -106,3 +108,14 @@ def test_a_list_shows_its_times_in_the_zone_it_names() -> None:
     # 17:00 in Tokyo is 09:00 in Rome, the zone the footer names.
     assert "2026-03-06 Fri 09:00-10:00" in shown.stdout
     assert "1 event from" in shown.stdout and "times in Europe/Rome" in shown.stdout
+
+
+def test_when_an_event_was_made_is_in_the_persons_zone_like_every_answer() -> None:
+    made = cli_json(
+        "calendar", "create", "--title", "Call Tokyo", "--start", "2026-03-06T17:00",
+        "--timezone", "Asia/Tokyo",
+    )  # fmt: skip
+    assert made["startAt"].endswith("+09:00")  # the event's own times keep its zone
+    here = datetime.now(ZoneInfo("Europe/Rome")).isoformat(timespec="seconds")[19:]
+    for key in ("creationDate", "modificationDate"):
+        assert made[key][19:] == here, made[key]

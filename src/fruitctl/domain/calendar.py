@@ -20,7 +20,7 @@ from typing import Annotated, Any
 
 from pydantic import AfterValidator, BaseModel, BeforeValidator, ConfigDict
 
-from fruitctl.domain.dates import canonical_moment, instant, spelled
+from fruitctl.domain.dates import canonical_datetime, canonical_moment, instant, spelled
 from fruitctl.domain.errors import InvalidParams
 from fruitctl.domain.recurrence import ALLOWED, parts_of, rule_problem
 
@@ -43,6 +43,19 @@ def _spelled(name: str | None) -> str | None:
 
 # A date (all-day) or a date-time with its offset, held as canonical wire text.
 WireMoment = Annotated[str, BeforeValidator(_wire_moment)]
+
+
+def _wire_instant(value: Any) -> str:
+    try:
+        kept = canonical_moment(value)
+        return kept if len(kept) == 10 else canonical_datetime(kept)  # a date stays a date
+    except InvalidParams as exc:
+        raise ValueError(exc.message) from exc
+
+
+# When something happened to an event (made, changed): in the person's zone, as every date-time
+# fruitctl answers but an event's own start and end.
+WireInstant = Annotated[str, BeforeValidator(_wire_instant)]
 
 
 class Calendar(BaseModel):
@@ -80,8 +93,8 @@ class Event(BaseModel):
     wrote); ``None`` for all-day and floating events."""
     seriesId: str | None = None
     occurrence: str | None = None
-    creationDate: WireMoment | None = None
-    modificationDate: WireMoment | None = None
+    creationDate: WireInstant | None = None
+    modificationDate: WireInstant | None = None
 
     def to_wire(self) -> dict[str, Any]:
         return self.model_dump()
