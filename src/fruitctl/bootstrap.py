@@ -24,6 +24,7 @@ from fruitctl.backend_factories import (
     backend_name,
     calendar_backend_factory,
     reminders_backend_factory,
+    remote_account,
     web_search_service,
 )
 from fruitctl.config import Config, ConfigError
@@ -165,7 +166,8 @@ class App:
             if personal
             else None
         )
-        return DemoService(self.backend, self.calendar_backend, refuse=refuse)
+        remote = remote_account(self.config)
+        return DemoService(self.backend, self.calendar_backend, refuse=refuse, remote=remote)
 
     @cached_property
     def state(self) -> Engine:
