@@ -44,7 +44,6 @@ def templates() -> Environment:
         autoescape=select_autoescape(default=True, default_for_string=True),
     )
     env.filters["reveal"] = text.reveal
-    env.filters["hidden"] = text.has_hidden
     env.filters["hides_text"] = hides_text  # the same check as the CLI's
     env.filters["when"] = lambda value: spoken_when(value) if value else ""
     env.globals["version"] = __version__

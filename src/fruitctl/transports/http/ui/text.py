@@ -42,9 +42,3 @@ def reveal(value: Any) -> Markup:
 def reveal_plain(text: str) -> str:
     """The same for plain text (a desktop notification): markers, no markup."""
     return domain_text.reveal(text, keep=LAYOUT)
-
-
-def has_hidden(value: Any) -> bool:
-    """Whether any text in ``value`` holds a hidden character (walked, not dumped as JSON,
-    which would write a control character as ``\\u001b``)."""
-    return domain_text.holds_hidden(value, keep=LAYOUT)
