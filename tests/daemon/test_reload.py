@@ -13,6 +13,7 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
+import httpx
 import pytest
 from socket_daemon import Daemon, Raw, cli, running, short_home
 
@@ -171,3 +172,24 @@ def test_the_first_look_compares_whatever_the_file_did_before() -> None:
         with running(home) as served:
             save(home / "config.toml", "[approvals]\nttl_hours = 6\n")
             assert info(served)["configuration"]["changed"] == ["approvals.ttl_hours"]
+
+
+def test_the_http_api_follows_the_file_too() -> None:
+    """An agent with a token, over the daemon's HTTP API at its real port: the same rules."""
+    with short_home() as home:
+        made = cli(home, "auth", "token", "--scope", "agent", "--name", "claude")
+        assert made.returncode == 0, made.stderr
+        headers = {"Authorization": f"Bearer {made.stdout.strip()}"}
+        body = {"reminders": [{"title": "Over HTTP"}]}
+        with running(home) as daemon:
+            url = info(daemon)["httpUrl"]
+            with httpx.Client(base_url=url, headers=headers, timeout=30) as api:
+                assert api.post("/tools/create_reminders", json=body).status_code == 202
+                save(home / "governance.yaml", ALLOW_CREATE)
+                listed = {t["name"]: t for t in api.get("/tools").json()}
+                assert listed["create_reminders"]["verdicts"]["NORMAL"] == "allow"
+                assert api.post("/tools/create_reminders", json=body).status_code == 200
+                save(home / "governance.yaml", "tools: [\n")
+                said = api.get("/info").json()["governance"]
+                assert said["error"].startswith(f"{home / 'governance.yaml'}:2:")
+                assert api.post("/tools/create_reminders", json=body).status_code == 200  # kept
