@@ -200,7 +200,11 @@ def _caldav_url(url: str) -> str:
         return url
     scheme, sep, rest = url.partition("://")
     if not sep:
-        raise ValueError(f"a URL needs its scheme: write 'https://{url.lstrip('/')}'")
+        # A user and password before the host are left out of the fix (and of the message).
+        host, slash, path = url.lstrip("/").partition("/")
+        raise ValueError(
+            f"a URL needs its scheme: write 'https://{host.rpartition('@')[2]}{slash}{path}'"
+        )
     if scheme.lower() not in ("http", "https") or not rest.split("/", 1)[0]:
         raise ValueError("use an https:// URL with a host, like 'https://caldav.example.com/dav'")
     return url
@@ -397,7 +401,8 @@ def _describe(exc: ValidationError, path: Path) -> str:
         if error["type"] == "extra_forbidden":
             problems.append(f"unknown key {where}")
             continue
-        shown = "<hidden>" if "password" in key else repr(error.get("input"))
+        secret = "password" in key or (key.endswith("url") and "@" in str(error.get("input")))
+        shown = "<hidden>" if secret else repr(error.get("input"))
         message = error["msg"].removeprefix("Value error, ")
         fix = "" if variable is None else ": fix or unset it"
         problems.append(f"{where}: {message} (got {shown}){fix}")

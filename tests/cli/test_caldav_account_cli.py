@@ -78,6 +78,7 @@ def test_a_changed_url_that_cannot_be_reached_says_so(
         ("caldav.example.com/dav", "https://caldav.example.com/dav"),
         ("ftp://caldav.example.com/dav", "https://caldav.example.com/dav"),
         ("https:///dav", "https://caldav.example.com/dav"),
+        ("me:s3cret@caldav.example.com/dav", "https://caldav.example.com/dav"),
     ],
 )
 def test_a_url_without_its_scheme_is_a_config_error_naming_the_fix(
@@ -89,6 +90,7 @@ def test_a_url_without_its_scheme_is_a_config_error_naming_the_fix(
     error = json.loads(refused.stdout)["error"]
     assert error["code"] == "config_error"
     assert "caldav.url" in error["message"] and f"'{fix}'" in error["message"]
+    assert "s3cret" not in refused.output  # a password written into the URL is not repeated
 
 
 def test_demo_refuses_a_remote_account_unless_told(
