@@ -57,8 +57,9 @@ def _list_names(ids: Iterable[str], ctx: ToolContext) -> dict[str, str]:
 
 def _named(args: Args, ctx: ToolContext) -> Snapshot:
     """The names of the lists the items go to by id (``approvals.readable``)."""
-    refs = (item.get("list") or {} for item in args.get("reminders", []))
-    return with_names({}, _list_names({ref["id"] for ref in refs if ref.get("id")}, ctx))
+    refs = (item.get("list") for item in args.get("reminders", []))
+    ids = {ref["id"] for ref in refs if isinstance(ref, dict) and ref.get("id")}
+    return with_names({}, _list_names(ids, ctx))
 
 
 def _titles(items: list[Args]) -> str:
