@@ -26,8 +26,8 @@ def asks_the_store(args: Any, ctx: ToolContext) -> bool:
     returns=outputs.Calendars, category="read_only", risk="low", title="List calendars", parse=parse
 )
 def list_calendars(args: inputs.ListCalendars, ctx: ToolContext) -> Any:
-    """All calendars: id, name, whether it is the default one, read-only, color. No
-    parameters: {}"""
+    """All calendars: id, name, whether it is the default one, read-only, color. None yet
+    (an empty account): create_calendar makes one. No parameters: {}"""
     return ctx.calendar.list_calendars(args)
 
 
