@@ -67,7 +67,7 @@ def test_tools_call_prints_the_output() -> None:
 def test_tools_call_as_an_agent_files_a_proposal_a_person_approves() -> None:
     args = '{"reminders": [{"title": "x"}]}'
     result = cli("tools", "call", "create_reminders", "--as", "agent", "--args", args, "--json")
-    assert result.exit_code == 0
+    assert result.exit_code == 6  # approval required: it has not happened yet
     pending = json.loads(result.stdout)
     assert pending["status"] == "pending"
     assert json.loads(cli("reminders", "list", "--json").stdout) == []

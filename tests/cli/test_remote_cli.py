@@ -126,12 +126,12 @@ def test_an_agents_write_waits_for_a_person_who_may_approve_it_from_elsewhere(
     added = remote(
         elsewhere, gateway, "reminders", "add", "--title", "Buy stamps", "--list", "Errands"
     )
-    assert added.returncode == 0, added.stderr
+    assert added.returncode == 6, added.stderr  # approval required: not done yet
     assert "Waiting for a person's approval: " in added.stdout
     assert "fruitctl proposals approve " in added.stdout
     as_json = remote(elsewhere, gateway, "reminders", "add", "--title", "Post the letter", "--json")
     pending = json.loads(as_json.stdout)
-    assert pending["status"] == "pending" and as_json.returncode == 0
+    assert pending["status"] == "pending" and as_json.returncode == 6
     proposal = pending["proposalId"]
 
     # The agent sees its own proposal, and may not approve it: one clear line, exit 5.

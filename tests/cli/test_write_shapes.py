@@ -75,9 +75,36 @@ def test_pending_has_the_same_keys_and_the_proposal(
         (("reminders", "delete", mine["created"][0]["id"]), "deleted"),
     ):
         done = cli(elsewhere, *args, "--json", **env)
-        assert done.returncode == 0, done.stderr
+        assert done.returncode == 6, done.stderr  # approval required: not done yet
         pending = json.loads(done.stdout)
         assert pending["status"] == "pending" and (pending[key], pending["failed"]) == ([], [])
         assert {"proposalId", "approve", "expiresAt"} <= pending.keys()
         seen[key] = pending
     assert cli(home, "proposals", "show", seen["created"]["proposalId"]).returncode == 0
+
+
+@pytest.mark.parametrize(
+    "args",
+    [
+        ("reminders", "add", "--title", "Call the plumber"),
+        ("calendar", "create", "--title", "Dentist", "--start", "2026-03-06T17:00"),
+        ("lists", "create", "Garden"),
+        ("calendars", "create", "Garden"),
+        ("tools", "call", "create_reminders", "--args", '{"reminders": [{"title": "x"}]}'),
+    ],
+)
+@pytest.mark.parametrize("as_json", [False, True])
+def test_a_write_waiting_for_a_person_exits_6_at_every_command(
+    agent_door: tuple[Path, dict[str, str]], tmp_path: Path, args: tuple[str, ...], as_json: bool
+) -> None:
+    """Approval required (6), as the exit table says: a script never reads a write that has
+    not happened as done (0), with or without --json."""
+    _, env = agent_door
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir(mode=0o700)
+    done = cli(elsewhere, *args, *(["--json"] if as_json else []), **env)
+    assert done.returncode == 6, (done.stdout, done.stderr)
+    if as_json or args[0] == "tools":  # tools call prints the tool's own answer, as JSON
+        assert json.loads(done.stdout)["status"] == "pending"
+    else:
+        assert "Waiting for a person's approval" in done.stdout

@@ -9,7 +9,7 @@ import typer
 from fruitctl.cli import calendar_render as render
 from fruitctl.cli.app import JsonOption, client
 from fruitctl.cli.lists import created
-from fruitctl.cli.output import emit_json, is_pending, out, reporting, run, show_pending
+from fruitctl.cli.output import answer_write, out, reporting, run
 from fruitctl.domain.errors import InvalidParams
 
 calendar_app = typer.Typer(
@@ -188,13 +188,12 @@ def delete_command(
     args = {"id": event_id, **_target(occurrence, series)}
     with reporting(as_json):
         result = client(as_json).call("delete_event", args)
-    if as_json:
-        emit_json(result)
-    elif is_pending(result):
-        show_pending(result)
-    else:
-        what = "occurrence" if result["scope"] == "occurrence" else "event"
-        out.print(f"Deleted {what} {result['deleted']}.")
+    answer_write(as_json, result, _show_deleted)
+
+
+def _show_deleted(result: dict[str, Any]) -> None:
+    what = "occurrence" if result["scope"] == "occurrence" else "event"
+    out.print(f"Deleted {what} {result['deleted']}.")
 
 
 def _target(occurrence: str | None, series: bool) -> dict[str, Any]:
@@ -207,13 +206,12 @@ def _target(occurrence: str | None, series: bool) -> dict[str, Any]:
 def _write(as_json: bool, tool: str, args: dict[str, Any], verb: str) -> None:
     with reporting(as_json):
         result = client(as_json).call(tool, args)
-    if as_json:
-        emit_json(result)
-    elif is_pending(result):
-        show_pending(result)
-    else:
-        out.print(f"{verb}:")
-        render.show_event(result)
+    answer_write(as_json, result, lambda event: _show_written(verb, event))
+
+
+def _show_written(verb: str, event: dict[str, Any]) -> None:
+    out.print(f"{verb}:")
+    render.show_event(event)
 
 
 def _given(values: dict[str, Any]) -> dict[str, Any]:

@@ -7,7 +7,7 @@ from typing import Annotated, Any
 import typer
 
 from fruitctl.cli.app import JsonOption, client
-from fruitctl.cli.output import emit_json, is_pending, out, reporting, run, show_pending
+from fruitctl.cli.output import answer_write, out, reporting, run
 
 lists_app = typer.Typer(
     help="Reminder lists, the default first, with open counts; create one.",
@@ -50,9 +50,10 @@ def created(as_json: bool, tool: str, name: str, what: str) -> None:
     """Run a ``create_*`` tool for ``name`` and say what it made (or what waits for approval)."""
     with reporting(as_json):
         result = client(as_json).call(tool, {"name": name})
-    if as_json:
-        emit_json(result)
-    elif is_pending(result):
-        show_pending(result)
-    else:
-        out.print(f"Created the {what} '{result['name']}' ({result['id']}).")
+    answer_write(
+        as_json,
+        result,
+        lambda made: out.print(
+            f"Created the {what} '{made['name']}' ({made['id']}).", markup=False
+        ),
+    )

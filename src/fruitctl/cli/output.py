@@ -36,7 +36,7 @@ EXIT_MEANINGS: dict[int, str] = {
     3: "not found (a list, reminder, event, proposal; server status: not running)",
     4: "conflict: changed meanwhile, or already running",
     5: "not allowed: permission, a list or calendar outside the allowlist, the mode",
-    6: "approval required",
+    6: "approval required: the write waits for a person as a proposal (its id is printed)",
     7: "rate limited",
     8: "timed out",
     9: "a backend (CalDAV server, web search) or the daemon cannot be reached, or a database "
@@ -169,14 +169,36 @@ def reporting(as_json: bool) -> Iterator[None]:
 
 
 def run(as_json: bool, call: Callable[[], Any], show: Callable[[Any], None]) -> Any:
-    """Call the service and print its result, exact JSON with ``--json``, ``show`` otherwise."""
+    """Call the service and print its result, exact JSON with ``--json``, ``show`` otherwise;
+    a write filed as a proposal then exits 6 (``exit_if_pending``)."""
     with reporting(as_json):
         result = call()
     if as_json:
         emit_json(result)
     else:
         show(result)
+    exit_if_pending(result)
     return result
+
+
+def answer_write(as_json: bool, result: Any, show: Callable[[Any], None]) -> None:
+    """A write's answer: exact JSON with ``--json``; else what waits for a person, or ``show``
+    of what was done. A write filed as a proposal exits 6 (``exit_if_pending``)."""
+    if as_json:
+        emit_json(result)
+    elif is_pending(result):
+        show_pending(result)
+    else:
+        show(result)
+    exit_if_pending(result)
+
+
+def exit_if_pending(result: Any) -> None:
+    """A write that waits for a person's approval did not happen yet: a script must not read
+    it as done, so the command exits with ``approval_required``'s status (6), its answer
+    printed."""
+    if is_pending(result):
+        raise typer.Exit(error_table.exit_status("approval_required"))
 
 
 def is_pending(result: Any) -> bool:

@@ -10,6 +10,7 @@ import typer
 from fruitctl.cli import render
 from fruitctl.cli.app import JsonOption, client
 from fruitctl.cli.output import (
+    answer_write,
     emit_json,
     fail,
     is_pending,
@@ -235,8 +236,7 @@ def _write(as_json: bool, operation: str, args: dict[str, Any], key: str, verb: 
     with reporting(as_json):
         answer = written(client(as_json).call(operation, args), key)
     if answer["status"] == "pending":
-        emit_json(answer) if as_json else show_pending(answer)
-        return
+        answer_write(as_json, answer, show_pending)
     done, failed = answer[key], answer["failed"]
     if failed and len(args.get("reminders") or args.get("ids") or ()) == 1:
         # One item asked for, one item failed: that is the command's error. (Batches only
