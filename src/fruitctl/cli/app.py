@@ -133,13 +133,16 @@ def in_words(command: click.Command) -> click.Command:
 
 
 def _name_in_words(param: click.Parameter) -> None:
-    if param.metavar is not None or param.name is None:
+    if param.name is None:
         return
     word = param.name.upper()
-    if isinstance(param, TyperArgument):
-        param.metavar = f"{word.removesuffix('S')}..." if param.nargs != 1 else word
+    if isinstance(param, TyperArgument):  # a metavar given by its command is kept, as a word
+        if param.metavar is None:
+            param.metavar = f"{word.removesuffix('S')}..." if param.nargs != 1 else word
         param.__class__ = WordArgument  # Typer builds its own class: no other hook for usage
     # A choice reads as its words already: <a|b|c>.
+    elif param.metavar is not None:
+        return
     elif isinstance(param, TyperOption) and not (param.is_flag or param.type_descriptor.is_choice):
         longest = max(param.opts, key=len)  # --list, not the function's list_name
         param.metavar = longest.lstrip("-").replace("-", "_").upper()
