@@ -349,7 +349,7 @@ def test_no_read_runs_on_a_loop_when_the_store_cannot_tell(home: Path) -> None:
 class _BrokenRule:
     """A policy with a bug in it: whatever a rule raises must stay inside the gateway."""
 
-    def decide(self, *_: Any) -> None:
+    def judge(self, *_: Any) -> None:
         raise RuntimeError("a rule's bug at /home/someone/.ssh")
 
 

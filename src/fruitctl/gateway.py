@@ -1,11 +1,12 @@
 """``Gateway.invoke(tool, args, actor)``: the one entry every front door uses for a call, and
 ``Gateway.decide(proposal, action, actor)`` the one it uses for a person's decision.
 
-invoke: lookup -> argument validation -> policy decision -> execution under the tool's timeout
-(or, for a write that needs approval, its targets resolved and the workable part filed as a
-proposal) -> ``ToolResult`` -> telemetry. Every failure comes back as a result with a canonical
-error code; nothing raises out of ``invoke``. A read past its timeout is abandoned (its thread
-finishes in the background) and the gateway answers ``timeout`` and stays responsive.
+invoke: lookup -> argument validation -> the policy's judgement (``Policy.judge``) -> execution
+under the tool's timeout (or, for a write that needs approval, its targets resolved and the
+workable part filed as a proposal) -> ``ToolResult`` -> telemetry. Every failure comes back as
+a result with a canonical error code; nothing raises out of ``invoke``. A read past its timeout
+is abandoned (its thread finishes in the background) and the gateway answers ``timeout`` and
+stays responsive.
 
 A write is never answered "failed" while it may still land (``run_write``): its execution - the
 tool and the proposal record of how it ended - runs on one worker. At the deadline, one not yet
@@ -14,9 +15,9 @@ started is cancelled (``timeout``: nothing changed); one already running is answ
 there (``domain.writes.Gate``), one that had runs to completion, and either way the worker
 records the true ending on the proposal, where the caller looks it up.
 
-decide: approving asks the policy again, for the person, on the stored arguments of the agent's
-write (mode, the agent's allowlists and rate limit); a denial keeps the proposal pending with
-the reason. An allowed approval executes exactly once and is recorded as a call under the
+decide: approving has the policy judge again, for the person, on the stored arguments of the
+agent's write (mode, the agent's allowlists and rate limit); a denial keeps the proposal pending
+with the reason. An allowed approval executes exactly once and is recorded as a call under the
 proposal's trace id (``approved`` or ``failed``), like any other call.
 """
 
@@ -107,9 +108,9 @@ class Gateway:
             parsed = tool.parse(args)
         except FruitctlError as exc:
             return self._outcomes.refused(call, exc)
-        return self._decide(call, tool, parsed, idempotency_key, inline, limit)
+        return self._judge_and_act(call, tool, parsed, idempotency_key, inline, limit)
 
-    def _decide(
+    def _judge_and_act(
         self,
         call: Call,
         tool: Tool,
@@ -121,7 +122,7 @@ class Gateway:
         """The policy's verdict on validated arguments, and what follows from it."""
         call.args = parsed
         try:
-            decision = self.policy.decide(tool, parsed, call.actor, self.context)
+            decision = self.policy.judge(tool, parsed, call.actor, self.context)
         except FruitctlError as exc:
             return self._outcomes.refused(call, exc)
         except Exception as exc:  # a bug in a rule: a recorded internal error, never a raise
@@ -173,7 +174,7 @@ class Gateway:
             call = Call(name, actor)  # timed from here, like invoke's
             parsed = self._at_once(tool, arguments)
             if parsed is not None:  # validated once, here
-                return self._decide(call, tool, parsed, idempotency_key, inline=True)
+                return self._judge_and_act(call, tool, parsed, idempotency_key, inline=True)
         inline = tool is not None and self.runs_inline(tool)
         deadline = tool.definition.timeout_seconds if tool is not None and inline else None
         if limit is not None:
@@ -220,7 +221,7 @@ class Gateway:
         self, proposal_id: str, action: Action, actor: Actor, reason: str | None = None
     ) -> dict[str, Any]:
         """A person's decision on a proposal, for every front door: ``approve`` (the policy
-        decides again; the proposal's view once executed), ``reject`` (its view) or ``undo``
+        judges again; the proposal's view once executed), ``reject`` (its view) or ``undo``
         (the pending object of a new proposal restoring what it changed). A refusal or a
         failure raises its domain error; an approval's is also recorded on the proposal."""
         if self.approvals is None:
@@ -243,7 +244,7 @@ class Gateway:
             raise self._raise(self._outcomes.failed(call, unknown))
         try:
             call.args = args = tool.parse(filed.args)
-            decision = self.policy.decide(
+            decision = self.policy.judge(
                 tool, args, actor, self.context, origin=filed.origin, filed_as=filed.trace_id
             )
         except FruitctlError as exc:
@@ -275,7 +276,7 @@ class Gateway:
             return self._outcomes.failed(call, MethodNotFound(f"Unknown tool '{name}'."))
         try:
             call.args = parsed = tool.parse(args)
-            decision = self.policy.decide(tool, parsed, actor, self.context)
+            decision = self.policy.judge(tool, parsed, actor, self.context)
         except FruitctlError as exc:
             return self._outcomes.failed(call, exc)
         if decision.verdict == "deny":

@@ -168,14 +168,14 @@ def test_an_approval_counts_once_toward_the_agents_rate_limit(home: Path) -> Non
 
 def test_only_the_gateway_decides(app: bootstrap.App) -> None:
     pending = propose(app, "create_reminders", {"reminders": [{"title": "x"}]})
-    denied = app.gateway.policy.decide(
+    denied = app.gateway.policy.judge(
         app.gateway.registry.get("create_reminders"),  # type: ignore[arg-type]
         None,
         AGENT,
         app.gateway.context,
     )
     app.modes.set("LOCKDOWN", "test")
-    refusal = app.gateway.policy.decide(
+    refusal = app.gateway.policy.judge(
         app.gateway.registry.get("create_reminders"),  # type: ignore[arg-type]
         None,
         PERSON,

@@ -71,8 +71,8 @@ def test_every_mode_decides_as_documented(app: bootstrap.App) -> None:
     for mode, (for_read, for_write) in expected.items():
         app.modes.set(mode, "test")
         ctx = gateway.context
-        assert gateway.policy.decide(read, read.parse({}), AGENT, ctx).verdict == for_read
-        decision = gateway.policy.decide(write, args, AGENT, ctx)
+        assert gateway.policy.judge(read, read.parse({}), AGENT, ctx).verdict == for_read
+        decision = gateway.policy.judge(write, args, AGENT, ctx)
         assert decision.verdict == for_write, mode
         assert decision.reason
 

@@ -11,7 +11,7 @@ FAILED), executed exactly once, each step in one transaction with its audit row 
   and does the rest - never twice. Killed before verifying, it simply becomes PENDING again.
 - **Direct writes** (allowed without approval) take the same path, already approved, so they are
   exactly-once, audited, idempotent by key, and can be undone like any proposal.
-- **Decided through the gateway.** ``Gateway.decide`` asks the policy again before it calls
+- **Decided through the gateway.** ``Gateway.decide`` has the policy judge again before it calls
   ``approve`` (which takes that allowing ``Decision``); a refusal is ``hold``: the proposal stays
   PENDING with the reason. No front door calls this engine to decide.
 - **Never failed while it may land.** An execution runs whole on a worker (``within``: the

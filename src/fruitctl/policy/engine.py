@@ -4,7 +4,7 @@ Governance wraps execution: tools never ask which mode they are in. The checks, 
 the mode (forbidden / needs approval / allowed), the arguments (the tool's target rules: paths,
 lists - see ``policy.targets``), then rate limits. A denial wins over a proposal.
 
-A person approving an agent's proposal is decided the same way, on the stored arguments: the
+A person approving an agent's proposal is judged the same way, on the stored arguments: the
 mode for the person, and the agent's own rules (allowlists, its rate limit) for the write that
 is the agent's. ``origin`` names whose write a call is when that is not the caller.
 """
@@ -42,7 +42,7 @@ class Policy:
     modes: ModeStore
     calls: CallCounter
 
-    def decide(
+    def judge(
         self,
         tool: Tool,
         args: Any,

@@ -270,7 +270,7 @@ async def _ask_the_person(
         action, reason = "reject", "declined in the MCP client"
     else:
         return None
-    try:  # through the gateway: the policy decides again, as for any approval
+    try:  # through the gateway: the policy judges again, as for any approval
         return await runner.decide(proposal_id, action, who, reason)
     except FruitctlError:  # refused (it stays PENDING with the reason), or FAILED
         return await runner.proposal(proposal_id, agent)
