@@ -64,7 +64,7 @@ def test_create_get_update_delete_round_trip() -> None:
         "Office",
         "--rrule",
         "FREQ=WEEKLY",
-    )
+    )["event"]
     assert (made["recurrence"], made["timezone"]) == ("FREQ=WEEKLY", "Europe/Rome")
     shown = cli("calendar", "get", made["id"])
     assert shown.exit_code == 0
@@ -77,18 +77,22 @@ def test_create_get_update_delete_round_trip() -> None:
         "2026-03-27",
         "--start",
         "2026-03-27T15:00:00+01:00",
-    )
+    )["event"]
     assert moved["id"] == f"{made['id']}@20260327T080000Z"
     assert moved["startAt"] == "2026-03-27T15:00:00+01:00"
     gone = cli_json("calendar", "delete", made["id"], "--occurrence", "2026-04-03")
-    assert gone == {"deleted": f"{made['id']}@20260403T070000Z", "scope": "occurrence"}
+    assert gone == {
+        "status": "done",
+        "deleted": f"{made['id']}@20260403T070000Z",
+        "scope": "occurrence",
+    }
     listed = cli_json("calendar", "list", "--from", "2026-03-20", "--to", "2026-04-10")
     assert [e["startAt"] for e in listed["events"]] == [
         "2026-03-20T09:00:00+01:00",
         "2026-03-27T15:00:00+01:00",
         "2026-04-10T09:00:00+02:00",
     ]
-    whole = cli_json("calendar", "update", moved["id"], "--series", "--clear-location")
+    whole = cli_json("calendar", "update", moved["id"], "--series", "--clear-location")["event"]
     assert whole["id"] == made["id"] and whole["location"] is None
     assert cli("calendar", "delete", made["id"]).stdout.startswith("Deleted event")
     assert cli_json("calendar", "list", "--from", "2026-03-20", "--to", "2026-04-10")["count"] == 0

@@ -35,7 +35,7 @@ def test_an_offsetless_start_is_a_wall_time_in_the_zone_named() -> None:
     made = cli_json(
         "calendar", "create", "--title", "Review", "--start", "2026-03-06T17:00",
         "--timezone", "Asia/Tokyo", "--rrule", "FREQ=WEEKLY",
-    )  # fmt: skip
+    )["event"]  # fmt: skip
     assert made["startAt"] == "2026-03-06T17:00:00+09:00"
     assert made["endAt"] == "2026-03-06T18:00:00+09:00"
     assert made["timezone"] == "Asia/Tokyo"
@@ -44,13 +44,13 @@ def test_an_offsetless_start_is_a_wall_time_in_the_zone_named() -> None:
     moved = cli_json(
         "calendar", "update", made["id"], "--start", "2026-03-06T09:00", "--end",
         "2026-03-06T09:30", "--timezone", "America/New_York", "--no-repeat",
-    )  # fmt: skip
+    )["event"]  # fmt: skip
     assert moved["startAt"] == "2026-03-06T09:00:00-05:00"
     assert moved["endAt"] == "2026-03-06T09:30:00-05:00"
 
 
 def test_without_a_zone_named_an_offsetless_start_is_the_persons() -> None:
-    made = cli_json("calendar", "create", "--title", "Here", "--start", "2026-03-06T17:00")
+    made = cli_json("calendar", "create", "--title", "Here", "--start", "2026-03-06T17:00")["event"]
     assert (made["startAt"], made["timezone"]) == ("2026-03-06T17:00:00+01:00", "Europe/Rome")
 
 
@@ -82,7 +82,7 @@ def test_utc_is_spelled_one_way_in_every_view(home: Path) -> None:
     made = cli_json(
         "calendar", "create", "--title", "Stand-up", "--start", "2026-03-06T09:00",
         "--timezone", "Etc/UCT",
-    )  # fmt: skip
+    )["event"]  # fmt: skip
     assert made["timezone"] == "UTC"
     assert cli_json("calendar", "upcoming")["window"]["timezone"] == "UTC"
     listed = cli_json("calendar", "list", "--from", "2026-03-06")
@@ -114,7 +114,7 @@ def test_when_an_event_was_made_is_in_the_persons_zone_like_every_answer() -> No
     made = cli_json(
         "calendar", "create", "--title", "Call Tokyo", "--start", "2026-03-06T17:00",
         "--timezone", "Asia/Tokyo",
-    )  # fmt: skip
+    )["event"]  # fmt: skip
     assert made["startAt"].endswith("+09:00")  # the event's own times keep its zone
     here = datetime.now(ZoneInfo("Europe/Rome")).isoformat(timespec="seconds")[19:]
     for key in ("creationDate", "modificationDate"):

@@ -108,3 +108,25 @@ def test_a_write_waiting_for_a_person_exits_6_at_every_command(
         assert json.loads(done.stdout)["status"] == "pending"
     else:
         assert "Waiting for a person's approval" in done.stdout
+
+
+def test_calendar_writes_answer_in_one_shape_done_or_pending(
+    agent_door: tuple[Path, dict[str, str]], tmp_path: Path
+) -> None:
+    """``status`` and the event under ``event`` (null while a person has not approved it); a
+    delete's ``deleted`` and ``scope`` likewise."""
+    home, env = agent_door
+    create = ("calendar", "create", "--title", "Dentist", "--start", "2026-03-06T17:00", "--json")
+    done = json.loads(cli(home, *create).stdout)
+    assert (done["status"], done["event"]["title"]) == ("done", "Dentist")
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir(mode=0o700)
+    pending = json.loads(cli(elsewhere, *create, **env).stdout)
+    assert (pending["status"], pending["event"]) == ("pending", None)
+    assert {"proposalId", "approve"} <= pending.keys()
+    event_id = done["event"]["id"]
+    asked = json.loads(cli(elsewhere, "calendar", "delete", event_id, "--json", **env).stdout)
+    assert (asked["status"], asked["deleted"], asked["scope"]) == ("pending", None, None)
+    gone = json.loads(cli(home, "calendar", "delete", event_id, "--json").stdout)
+    assert (gone["status"], gone["deleted"]) == ("done", event_id)
+    assert gone.keys() == {"status", "deleted", "scope"} and gone.keys() <= asked.keys()

@@ -9,7 +9,7 @@ import typer
 from fruitctl.cli import calendar_render as render
 from fruitctl.cli.app import JsonOption, client
 from fruitctl.cli.lists import created
-from fruitctl.cli.output import answer_write, out, reporting, run
+from fruitctl.cli.output import answer_write, is_pending, out, reporting, run
 from fruitctl.domain.errors import InvalidParams
 
 calendar_app = typer.Typer(
@@ -187,8 +187,20 @@ def delete_command(
     """Delete an event, a series, or one occurrence (an occurrence id, or --occurrence)."""
     args = {"id": event_id, **_target(occurrence, series)}
     with reporting(as_json):
-        result = client(as_json).call("delete_event", args)
+        result = written(client(as_json).call("delete_event", args), None)
     answer_write(as_json, result, _show_deleted)
+
+
+def written(result: dict[str, Any], key: str | None = "event") -> dict[str, Any]:
+    """A write's answer in one shape whatever became of it: ``status`` (``done``, or
+    ``pending`` with the proposal's fields: ``proposalId``, ``approve``, ``url``...) and what
+    was written - the event under ``event`` (null while pending); a delete's ``deleted`` and
+    ``scope`` (null while pending)."""
+    pending = is_pending(result)
+    if key is None:
+        keys = {"deleted": None, "scope": None}
+        return {**keys, **result} if pending else {"status": "done", **result}
+    return {**result, key: None} if pending else {"status": "done", key: result}
 
 
 def _show_deleted(result: dict[str, Any]) -> None:
@@ -205,8 +217,8 @@ def _target(occurrence: str | None, series: bool) -> dict[str, Any]:
 
 def _write(as_json: bool, tool: str, args: dict[str, Any], verb: str) -> None:
     with reporting(as_json):
-        result = client(as_json).call(tool, args)
-    answer_write(as_json, result, lambda event: _show_written(verb, event))
+        result = written(client(as_json).call(tool, args))
+    answer_write(as_json, result, lambda done: _show_written(verb, done["event"]))
 
 
 def _show_written(verb: str, event: dict[str, Any]) -> None:
