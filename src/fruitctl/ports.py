@@ -300,6 +300,11 @@ class ThingsWrites(Protocol):
 
     def create(self, new: NewToDo) -> Sent: ...
 
+    def check_create(self, new: NewToDo) -> None:
+        """Refuse now what ``create`` would refuse before sending (a to-do too long for one
+        URL), sending nothing: a proposal is checked when filed, not when approved."""
+        ...
+
     def create_many(self, items: Sequence[NewToDo]) -> list[Sent]:
         """All of ``items`` in one go; one ``Sent`` each, in order."""
         ...

@@ -91,3 +91,15 @@ def test_a_todo_too_long_for_one_url_is_refused_naming_what_to_shorten(
     assert "too long to hand to Things in one URL" in (outcome.error or "")
     assert "shorten its notes or checklist" in (outcome.error or "")
     assert not log.exists()
+
+
+def test_an_agents_todo_too_long_for_one_url_is_refused_before_it_is_proposed(
+    app: bootstrap.App, log: Path
+) -> None:
+    """Not filed for a person to approve only to fail when approved: refused as it is asked."""
+    args = {"title": "Huge", "checklist": ["c" * STRING_MAX] * CHECKLIST_MAX}
+    outcome = app.gateway.invoke("create_todo", args, AGENT)
+    assert not outcome.success and outcome.error_code == "invalid_params", outcome.output
+    assert "too long to hand to Things in one URL" in (outcome.error or "")
+    assert app.approvals.recent(limit=10) == []
+    assert not log.exists()

@@ -112,8 +112,11 @@ class ThingsService:
         return self._require().todo(todo_id, self._today()).to_wire()
 
     def check_create(self, args: dict[str, Any]) -> None:
-        """Everything a create checks before it sends anything (project, area, tags, dates)."""
-        self._new(self._require(), parse_input(CreateToDo, args, "create"))
+        """Everything a create checks before it sends anything (project, area, tags, dates,
+        and - where writes are set up - that one URL can carry it)."""
+        new = self._new(self._require(), parse_input(CreateToDo, args, "create"))
+        if self._writer is not None:
+            self._writer.check_create(new)
 
     def create_todo(self, args: CreateToDo) -> dict[str, Any]:
         backend, writer = self._require(), self._writer_or_refusal()

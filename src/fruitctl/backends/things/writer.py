@@ -72,16 +72,7 @@ class ThingsWriter:
 
     def create(self, new: NewToDo) -> Sent:
         self._require()
-        params: dict[str, Value | Secret] = {
-            "title": new.title,
-            "notes": new.notes,
-            "when": new.when,
-            "deadline": None if new.deadline is None else new.deadline.isoformat(),
-            "tags": new.tags or None,
-            "checklist-items": new.checklist or None,
-            "list-id": new.list_id,
-            "heading": new.heading,
-        }
+        params = _add_params(new)
         since, before = self._created_before()
         self._launch("add", params, adds=1)
 
@@ -92,6 +83,9 @@ class ThingsWriter:
             return None
 
         return self._confirmed(landed, params)
+
+    def check_create(self, new: NewToDo) -> None:
+        _fitting("add", _add_params(new))
 
     def create_many(self, items: Sequence[NewToDo]) -> list[Sent]:
         """Several to-dos in as few launches as fit (Things' ``json`` command, ``batches.py``),
@@ -220,9 +214,7 @@ class ThingsWriter:
     def _launch(self, command: Command, params: dict[str, Value | Secret], adds: int = 0) -> None:
         """Hand one URL to ``open_command``: refused if too long for any, and ``adds`` (the
         to-dos it adds) paced to Things' limit (``batches.py``)."""
-        url = things_url(command, params)
-        if len(url) > URL_MAX:
-            raise too_long(len(url), "The write", _longest(params))
+        url = _fitting(command, params)
         self._pace.take(adds)
         program = self._command[0]
         try:
@@ -343,3 +335,24 @@ def _scheduled(todo: ToDo, when: str, today: date) -> bool:
     if when == "anytime":
         return todo.view in ("anytime", "today") and todo.startDate is None
     return todo.startDate == when
+
+
+def _add_params(new: NewToDo) -> dict[str, Value | Secret]:
+    return {
+        "title": new.title,
+        "notes": new.notes,
+        "when": new.when,
+        "deadline": None if new.deadline is None else new.deadline.isoformat(),
+        "tags": new.tags or None,
+        "checklist-items": new.checklist or None,
+        "list-id": new.list_id,
+        "heading": new.heading,
+    }
+
+
+def _fitting(command: Command, params: dict[str, Value | Secret]) -> str:
+    """The URL of ``command``, or ``too_long`` when no URL of Things' can carry it."""
+    url = things_url(command, params)
+    if len(url) > URL_MAX:
+        raise too_long(len(url), "The write", _longest(params))
+    return url
