@@ -74,7 +74,12 @@ def test_a_message_is_written_as_the_sdk_writes_it(message: Any) -> None:
     [
         ToolResult(tool_name="t", success=True, output=[{"title": "caf\u00e9", "due": None}]),
         ToolResult(tool_name="t", success=True, output={"status": "pending", "id": "p1"}),
-        ToolResult(tool_name="t", success=False, error="Invalid JMESPath expression"),
+        ToolResult(
+            tool_name="t",
+            success=False,
+            error="Invalid JMESPath expression",
+            error_code="invalid_params",
+        ),
     ],
     ids=["list", "object", "failure"],
 )
@@ -86,8 +91,11 @@ def test_a_tool_result_is_the_wire_form_of_a_call_tool_result(result: ToolResult
             structured_content=structured,
         )
     else:
+        error = {"code": result.error_code, "retryable": False}  # the code travels in _meta
         model = types.CallToolResult(
-            content=[types.TextContent(text=result.error or "")], is_error=True
+            content=[types.TextContent(text=result.error or "")],
+            is_error=True,
+            _meta={"dev.fruitctl/error": error},
         )
     wire = render(result)
     expected = model.model_dump(by_alias=True, mode="json", exclude_none=True)
