@@ -15,8 +15,8 @@ from sqlalchemy import Engine
 
 from fruitctl import config as config_module
 from fruitctl import telemetry
+from fruitctl.approvals.allowlists import Allowlists
 from fruitctl.approvals.audit import AuditLog
-from fruitctl.approvals.config import ConfigStore
 from fruitctl.approvals.engine import Approvals
 from fruitctl.approvals.store import ProposalStore
 from fruitctl.backend_factories import (
@@ -193,8 +193,8 @@ class App:
         return AuditLog(self.ledger)
 
     @cached_property
-    def settings(self) -> ConfigStore:
-        return ConfigStore(self.ledger, self.audit)
+    def allowlists(self) -> Allowlists:
+        return Allowlists(self.ledger, self.audit)
 
     @property
     def approvals(self) -> Approvals:
@@ -345,7 +345,7 @@ class App:
 
         return {
             "approvals": lambda: self.approvals,
-            "config": lambda: self.settings,
+            "allowlists": lambda: self.allowlists,
             "reminders": lambda: self.reminders,
             "calendar": lambda: self.calendar,
             "things": lambda: self.things,

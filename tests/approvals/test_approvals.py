@@ -349,7 +349,7 @@ def test_what_cannot_be_undone_says_so(app: bootstrap.App) -> None:
 
 
 def test_the_config_allowlist_refuses_before_a_proposal_is_filed(app: bootstrap.App) -> None:
-    app.settings.set("allowlist.reminders.lists", ["Inbox"], "human:me")
+    app.allowlists.set("allowlist.reminders.lists", ["Inbox"], "human:me")
     refused = app.gateway.invoke("create_reminders", {"reminders": [{"title": "x"}]}, AGENT)
     assert (refused.error_code, refused.error) == (
         "list_not_allowed",
@@ -358,10 +358,10 @@ def test_the_config_allowlist_refuses_before_a_proposal_is_filed(app: bootstrap.
     assert app.approvals.recent() == []
     app.backend.create_list("Inbox")
     propose(app, "create_reminders", {"reminders": [{"title": "x", "list": {"name": "inbox"}}]})
-    app.settings.set("allowlist.reminders.lists", None, "human:me")
-    assert app.settings.get("allowlist.reminders.lists") is None
+    app.allowlists.set("allowlist.reminders.lists", None, "human:me")
+    assert app.allowlists.get("allowlist.reminders.lists") is None
     with pytest.raises(InvalidParams, match="Unknown config key"):
-        app.settings.set("allowlist.nope", ["x"], "human:me")
+        app.allowlists.set("allowlist.nope", ["x"], "human:me")
 
 
 def test_idempotency_keys(app: bootstrap.App) -> None:

@@ -158,7 +158,7 @@ def test_a_deleted_occurrence_cannot_be_undone(app: bootstrap.App) -> None:
 def test_the_calendar_allowlist_refuses_before_a_proposal_is_filed(app: bootstrap.App) -> None:
     elsewhere = app.call("create_event", {"title": "mine", "startAt": "2026-03-02"})
     work = app.calendar_backend.create_calendar("Work")  # type: ignore[attr-defined]
-    app.settings.set("allowlist.calendars", ["Work"], "human:me")
+    app.allowlists.set("allowlist.calendars", ["Work"], "human:me")
     refused = app.gateway.invoke("create_event", {"title": "x", "startAt": "2026-03-02"}, AGENT)
     assert (refused.error_code, refused.error) == (
         "calendar_not_allowed",

@@ -94,12 +94,12 @@ class LocalClient:
         return self.app.approvals.get(proposal_id)
 
     def config(self) -> dict[str, Any]:
-        return self.app.settings.items()
+        return self.app.allowlists.items()
 
     def set_config(self, key: str, value: Any) -> Any:
         from fruitctl.bootstrap import CLI_ACTOR
 
-        return self.app.settings.set(key, value, CLI_ACTOR.label)
+        return self.app.allowlists.set(key, value, CLI_ACTOR.label)
 
     def audit(self, since: float | None, limit: int, proposal: str | None) -> list[dict[str, Any]]:
         start = None if since is None else time.time() - since

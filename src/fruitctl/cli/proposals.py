@@ -18,7 +18,7 @@ from fruitctl.domain.wording import spoken_when
 proposals_app = typer.Typer(
     help="Review, approve, reject and undo the writes agents proposed.", no_args_is_help=True
 )
-config_app = typer.Typer(help="Allowlists kept in fruitctl's config table.", no_args_is_help=True)
+config_app = typer.Typer(help="The allowlists agents' writes keep to.", no_args_is_help=True)
 Id = Annotated[str, typer.Argument(help="Proposal ID.")]
 
 
@@ -117,7 +117,7 @@ def config_set(
     as_json: JsonOption = False,
 ) -> None:
     """Set a config value (audited)."""
-    from fruitctl.approvals.config import parse_value
+    from fruitctl.approvals.allowlists import parse_value
 
     def write() -> Any:
         return {key: client(as_json).set_config(key, parse_value(value))}

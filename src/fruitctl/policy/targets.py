@@ -48,9 +48,9 @@ def path_rules(rules: ToolRules) -> PathRules:
 
 
 def reminder_lists_check(args: Any, rules: ToolRules, ctx: ToolContext) -> None:
-    """Every list a reminder write touches (source and destination) must be allowed - by the
-    config table's allowlist (``fruitctl config``) when set, else by governance.yaml."""
-    chosen = ctx.settings.get("allowlist.reminders.lists")
+    """Every list a reminder write touches (source and destination) must be allowed - by
+    ``allowlist.reminders.lists`` (``fruitctl config``) when set, else by governance.yaml."""
+    chosen = ctx.allowlists.get("allowlist.reminders.lists")
     names = chosen if chosen is not None else rules.allowed_lists
     if names is None:
         return
@@ -90,8 +90,8 @@ def _named(selector: Any, by_id: dict[str, str]) -> str:
 
 def calendars_check(args: Any, rules: ToolRules, ctx: ToolContext) -> None:
     """Every calendar an event write touches (where the event is, where it goes) must be
-    allowed - by ``allowlist.calendars`` in the config table when set, else governance.yaml."""
-    chosen = ctx.settings.get("allowlist.calendars")
+    allowed - by ``allowlist.calendars`` (``fruitctl config``) when set, else governance.yaml."""
+    chosen = ctx.allowlists.get("allowlist.calendars")
     names = chosen if chosen is not None else rules.allowed_calendars
     if names is None:
         return
@@ -127,9 +127,9 @@ def things_check(args: Any, rules: ToolRules, ctx: ToolContext) -> None:
     in now - must be allowed by ``allowlist.things.projects`` / ``.areas`` when set (a to-do
     in neither, the Inbox, only when neither is set), and every tag it gives by
     ``allowlist.things.tags``."""
-    projects = ctx.settings.get("allowlist.things.projects")
-    areas = ctx.settings.get("allowlist.things.areas")
-    tags = ctx.settings.get("allowlist.things.tags")
+    projects = ctx.allowlists.get("allowlist.things.projects")
+    areas = ctx.allowlists.get("allowlist.things.areas")
+    tags = ctx.allowlists.get("allowlist.things.tags")
     if projects is not None or areas is not None:
         homes = [_things_home(args, ctx)]
         if getattr(args, "id", None) is not None and (
@@ -199,9 +199,9 @@ def things_project_check(args: Any, rules: ToolRules, ctx: ToolContext) -> None:
     """A project write: the project (by its title, for a new one) must be in
     ``allowlist.things.projects`` when set, a new one's area in ``.areas``, its tags in
     ``.tags``."""
-    projects = ctx.settings.get("allowlist.things.projects")
-    areas = ctx.settings.get("allowlist.things.areas")
-    tags = ctx.settings.get("allowlist.things.tags")
+    projects = ctx.allowlists.get("allowlist.things.projects")
+    areas = ctx.allowlists.get("allowlist.things.areas")
+    tags = ctx.allowlists.get("allowlist.things.tags")
     project_id = getattr(args, "id", None)
     if project_id is not None:
         try:

@@ -9,7 +9,7 @@ from functools import cached_property
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
-    from fruitctl.approvals.config import ConfigStore
+    from fruitctl.approvals.allowlists import Allowlists
     from fruitctl.approvals.engine import Approvals
     from fruitctl.policy.decision import Actor
     from fruitctl.services.calendar import CalendarService
@@ -69,9 +69,9 @@ class ToolContext:
         return engine
 
     @cached_property
-    def settings(self) -> ConfigStore:
-        """The config table: allowlists a person set (``fruitctl config``)."""
-        store: ConfigStore = self._factories["config"]()
+    def allowlists(self) -> Allowlists:
+        """The allowlists a person set (``fruitctl config``)."""
+        store: Allowlists = self._factories["allowlists"]()
         return store
 
     @cached_property

@@ -110,7 +110,7 @@ def router(door: Door, user: Callable[..., Any], admin: Callable[..., Any]) -> A
         responses={200: {"description": "key -> list of names, or null"}, **schemas.errors(403)},
     )
     async def get_config(claims: Person) -> Response:
-        return Json(await door.run(door.app.settings.items))
+        return Json(await door.run(door.app.allowlists.items))
 
     @api.put(
         "/config/{key}",
@@ -120,7 +120,7 @@ def router(door: Door, user: Callable[..., Any], admin: Callable[..., Any]) -> A
         openapi_extra=model_schema(schemas.ConfigValue),
     )
     async def set_config(key: str, claims: Person, body: ConfigValue) -> Response:
-        value = await door.run(door.app.settings.set, key, body.value, claims.actor.label)
+        value = await door.run(door.app.allowlists.set, key, body.value, claims.actor.label)
         return Json({"value": value})
 
     return api

@@ -1,5 +1,6 @@
-"""The config table (seed 003): allowlists a person sets with ``fruitctl config``, enforced
-before a proposal is even filed. Values are JSON; every change is audited."""
+"""The allowlists a person sets with ``fruitctl config``, enforced before a proposal is even
+filed. Values are JSON; every change is audited. They live in the ``config`` table of state.db
+(its name since seed 003; renaming it would take a migration)."""
 
 from __future__ import annotations
 
@@ -22,7 +23,9 @@ KEYS: dict[str, str] = {
 }
 
 
-class ConfigStore:
+class Allowlists:
+    """The allowlists, by key (``KEYS``); an unset one restricts nothing beyond governance.yaml."""
+
     def __init__(self, engine: Engine, audit: AuditLog) -> None:
         self._reader = engine
         self._writer = engine.execution_options(fruitctl_write=True)
