@@ -89,7 +89,7 @@ def test_a_claim_past_its_time_expires_in_the_same_statement(app: bootstrap.App)
         )
     store = app.approvals._store  # the step itself, without the engine's sweep before it
     with pytest.raises(ProposalExpired):
-        store.claim(proposal_id, PERSON.label, "someone:1:0")
+        store.take(proposal_id, PERSON.label, "someone:1:0")
     assert app.approvals.get(proposal_id)["status"] == "EXPIRED"
     assert _events(app, proposal_id) == ["proposal_created", "expired"]
     assert app.call("query_reminders", {}) == []

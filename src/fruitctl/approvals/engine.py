@@ -1,13 +1,13 @@
 """The approval engine: proposals through PENDING -> APPROVED -> EXECUTED (or REJECTED, EXPIRED,
 FAILED), executed exactly once, each step in one transaction with its audit row (``store``).
 
-- **Claim.** Approving is one conditional UPDATE (``WHERE status = 'PENDING'``) in an IMMEDIATE
+- **Taken once.** Approving is one conditional UPDATE (``WHERE status = 'PENDING'``) in an IMMEDIATE
   transaction: of two racing approvals - threads or processes - exactly one wins.
 - **Bound to the target.** The proposal keeps a before-snapshot of everything it will touch; if
   that changed before execution, the proposal fails with ``conflict`` and the differences.
 - **Exactly once.** Execution runs under ``domain.writes.writing(proposal_id)``: each backend
   write records its token with the write itself. A process killed while executing leaves the
-  proposal APPROVED with a dead claim; ``recover()`` runs it again, which replays what was done
+  proposal APPROVED with a dead owner; ``recover()`` runs it again, which replays what was done
   and does the rest - never twice. Killed before verifying, it simply becomes PENDING again.
 - **Direct writes** (allowed without approval) take the same path, already approved, so they are
   exactly-once, audited, idempotent by key, and can be undone like any proposal.
@@ -33,7 +33,7 @@ from typing import Any, cast
 
 from pydantic import BaseModel
 
-from fruitctl.approvals import claims, views
+from fruitctl.approvals import owners, views
 from fruitctl.approvals.audit import canonical
 from fruitctl.approvals.changes import differences, unknown_change
 from fruitctl.approvals.store import Proposal, ProposalStore
@@ -83,7 +83,7 @@ class Approvals:
         self._run = run
         self._within = within
         self._ttl = ttl_seconds
-        self._me = claims.of_this_process()
+        self._me = owners.of_this_process()
 
     page_base: str | None = None
     """The base URL of the approval page (``http://127.0.0.1:8765``): set by the composition root
@@ -126,7 +126,7 @@ class Approvals:
         (within a door's ``limit``, if any). Its answer is the tool's own, a batch with failed
         items included."""
         filed = self._file(tool, args, actor, key, trace_id=trace_id, approved=True)
-        if filed.status != "APPROVED" or filed.claim != self._me:  # an idempotent repeat
+        if filed.status != "APPROVED" or filed.owner != self._me:  # an idempotent repeat
             return self._outcome(filed)
         return self._outcome(self._run_within(filed, limit))
 
@@ -166,7 +166,7 @@ class Approvals:
             resolved_at=now if approved else None,
             resolved_by=actor.label if approved else None,
             verified=approved,
-            claim=self._me if approved else None,
+            owner=self._me if approved else None,
             undo_of=undo_of,
             idempotency_key=key,
             trace_id=trace_id,
@@ -212,14 +212,14 @@ class Approvals:
         return self._store.pending(proposal_id)
 
     def approve(self, proposal_id: str, actor: Actor, allowed: Decision) -> dict[str, Any]:
-        """Claim and execute a proposal the policy has just allowed for ``actor`` (``allowed``:
+        """Take and execute a proposal the policy has just allowed for ``actor`` (``allowed``:
         that decision). Raises its error if it fails, or if it changed nothing."""
         if allowed.verdict != "allow":
             raise PermissionDenied(f"Proposal {proposal_id} cannot run: {allowed.reason}")
         _person(actor, "approve")
         self.expire_due()
-        claimed = self._store.claim(proposal_id, actor.label, self._me)
-        done = self._run_within(self._verify(claimed))
+        taken = self._store.take(proposal_id, actor.label, self._me)
+        done = self._run_within(self._verify(taken))
         if done.status == "FAILED":
             raise _error_of(done)
         return self._view(done)
@@ -258,7 +258,7 @@ class Approvals:
     def _expire_if_writable(self) -> None:
         """Before a read: mark what is due EXPIRED - unless the store cannot be written now
         (another process's write, a read-only disk). A read never fails for that; what it
-        shows is then as stored, and the next write (a claim above all) checks expiry itself."""
+        shows is then as stored, and the next write (``take`` above all) checks expiry itself."""
         with contextlib.suppress(StoreBusy, StorageFault):
             self.expire_due()
 
@@ -267,7 +267,7 @@ class Approvals:
         return it to PENDING if it had not been verified - so nothing runs twice."""
         recovered = []
         for stuck in self._store.approved():
-            if stuck.claim is None or not claims.is_dead(stuck.claim):
+            if stuck.owner is None or not owners.is_dead(stuck.owner):
                 continue
             if self._take_over(stuck):
                 recovered.append(stuck.id)
@@ -284,18 +284,18 @@ class Approvals:
 
     # -- execution -----------------------------------------------------------------------------
 
-    def _verify(self, claimed: Proposal) -> Proposal:
+    def _verify(self, taken: Proposal) -> Proposal:
         """Is the target still as it was when the proposal was filed? If not: conflict."""
-        now = self._change(claimed.tool).current(claimed.before, self._context)
-        changed = differences(claimed.before, now)
+        now = self._change(taken.tool).current(taken.before, self._context)
+        changed = differences(taken.before, now)
         if changed:
             error = Conflict(
-                f"What proposal {claimed.id} would change has changed since it was filed.",
+                f"What proposal {taken.id} would change has changed since it was filed.",
                 changes=changed,
             )
-            self._store.finish(claimed, "FAILED", error=error.to_dict())
+            self._store.finish(taken, "FAILED", error=error.to_dict())
             raise error
-        return self._store.verified(claimed.id)
+        return self._store.verified(taken.id)
 
     def _run_within(self, approved: Proposal, limit: float | None = None) -> Proposal:
         """``_execute`` under its deadline; past it, the audit says the outcome is unknown

@@ -20,7 +20,8 @@ from fruitctl.policy.decision import Actor
 
 COLUMNS = (
     "id, tool, args, args_hash, summary, actor, actor_kind, status, created_at, expires_at, "
-    "resolved_at, resolved_by, reason, before, verified, claim, result, error, inverse, undo_of, "
+    "resolved_at, resolved_by, reason, before, verified, claim AS owner, result, error, inverse, "
+    "undo_of, "
     "idempotency_key, trace_id"
 )
 _JSON = ("args", "before", "result", "error", "inverse")  # stored as canonical JSON text
@@ -60,8 +61,9 @@ class Proposal:
     reason: str | None = None
     verified: bool = False
     """Whether the target was found unchanged just before executing."""
-    claim: str | None = None
-    """The process executing it (``claims``); None when none is."""
+    owner: str | None = None
+    """The process executing it (``owners``); None when none is. Its column is ``claim`` (named
+    so since seed 003; renaming it would take a migration)."""
     result: Any = None
     error: dict[str, Any] | None = None
     inverse: dict[str, Any] | None = None
@@ -85,6 +87,7 @@ class Proposal:
 
     def to_row(self) -> dict[str, Any]:
         values = asdict(self)
+        values["claim"] = values.pop("owner")  # the column's name (``Proposal.owner``)
         for name in _JSON:
             values[name] = None if values[name] is None else canonical(values[name])
         return values
@@ -160,22 +163,22 @@ class ProposalStore:
             self._log(conn, event, proposal.actor, proposal, payload)
         return self.get(proposal.id)
 
-    def claim(self, proposal_id: str, who: str, claim: str) -> Proposal:
-        """PENDING -> APPROVED by ``who``, to be executed by the process ``claim`` names: one
+    def take(self, proposal_id: str, who: str, owner: str) -> Proposal:
+        """PENDING -> APPROVED by ``who``, to be executed by the process ``owner`` names: one
         conditional UPDATE in an IMMEDIATE transaction, so of two racing approvals - threads or
         processes - exactly one wins. The same statement checks the proposal's time on the
-        store's clock: one past it becomes EXPIRED instead, and the claim fails."""
+        store's clock: one past it becomes EXPIRED instead, and taking it fails."""
         with self._writer.begin() as conn:
             found = self._pending(conn, proposal_id)
-            claimed = conn.execute(
+            taken = conn.execute(
                 text(
                     "UPDATE proposals SET status = 'APPROVED', resolved_at = :now, "
-                    "resolved_by = :who, claim = :claim, reason = NULL "
+                    "resolved_by = :who, claim = :owner, reason = NULL "
                     f"WHERE id = :id AND status = 'PENDING' AND expires_at > {STORE_NOW}"
                 ),
-                {"now": time.time(), "who": who, "claim": claim, "id": proposal_id},
+                {"now": time.time(), "who": who, "owner": owner, "id": proposal_id},
             )
-            won = claimed.rowcount == 1  # else: past its time (the lock holds the status)
+            won = taken.rowcount == 1  # else: past its time (the lock holds the status)
             if won:
                 self._log(conn, "approved", who, found, {})
             else:
@@ -233,26 +236,26 @@ class ProposalStore:
         return self.get(proposal_id)
 
     def release(self, proposal: Proposal) -> bool:
-        """APPROVED -> PENDING for one a dead process claimed before verifying it (if nobody
+        """APPROVED -> PENDING for one a dead process took before verifying it (if nobody
         took it over meanwhile)."""
         with self._writer.begin() as conn:
             back = conn.execute(
                 text(
                     "UPDATE proposals SET status = 'PENDING', claim = NULL, resolved_at = "
-                    "NULL, resolved_by = NULL WHERE id = :id AND claim = :claim"
+                    "NULL, resolved_by = NULL WHERE id = :id AND claim = :owner"
                 ),
-                {"id": proposal.id, "claim": proposal.claim},
+                {"id": proposal.id, "owner": proposal.owner},
             )
             if back.rowcount:
                 self._log(conn, "recovered", "system:recovery", proposal, {"to": "PENDING"})
         return bool(back.rowcount)
 
-    def take_over(self, proposal: Proposal, claim: str) -> bool:
-        """Claim for ``claim`` one a dead process was executing (if nobody else did)."""
+    def take_over(self, proposal: Proposal, owner: str) -> bool:
+        """Make ``owner`` the owner of one a dead process was executing (if nobody else did)."""
         with self._writer.begin() as conn:
             took = conn.execute(
-                text("UPDATE proposals SET claim = :me WHERE id = :id AND claim = :claim"),
-                {"me": claim, "id": proposal.id, "claim": proposal.claim},
+                text("UPDATE proposals SET claim = :me WHERE id = :id AND claim = :owner"),
+                {"me": owner, "id": proposal.id, "owner": proposal.owner},
             )
             if took.rowcount:
                 self._log(conn, "recovered", "system:recovery", proposal, {"to": "EXECUTED"})

@@ -54,7 +54,7 @@ class AaiDoor:
         self._gateway = gateway
         self._limit = limit
 
-    def claims(self, message: Any) -> bool:
+    def recognises(self, message: Any) -> bool:
         # An envelope missing its tool is still an envelope: answered INVALID_REQUEST in AAI.
         return (
             isinstance(message, dict)
@@ -62,7 +62,7 @@ class AaiDoor:
             and not ENVELOPE_KEYS.isdisjoint(message)
         )
 
-    def claims_unparsed(self, line: bytes, session: Session) -> bool:
+    def recognises_unparsed(self, line: bytes, session: Session) -> bool:
         # Not JSON: answer in the dialect the text resembles, else the one this connection
         # speaks (a CLI that identified itself over JSON-RPC may still send a broken envelope).
         if b'"jsonrpc"' not in line and any(f'"{key}"'.encode() in line for key in ENVELOPE_KEYS):

@@ -126,7 +126,7 @@ class Mirror:
         self._fresh_until = 0.0
         self._synced_before = False
         self._users = 0
-        self._claim_account()
+        self._bind_account()
 
     def attach(self) -> None:
         """A backend starts using this mirror."""
@@ -198,7 +198,7 @@ class Mirror:
         self._fresh_until = started + self.options.staleness_seconds
         return report
 
-    def _claim_account(self) -> None:
+    def _bind_account(self) -> None:
         """A mirror belongs to one account (its URL and user): pointed at another, it starts
         over cold - its rows, lists and calendars, and its freshness go with the old account,
         so the first read syncs with the new one (or fails saying why) rather than answer

@@ -86,9 +86,13 @@ RunBlocking = Callable[[Callable[[], Any]], Awaitable[Any]]
 class Envelopes(Protocol):
     """Another dialect sharing the socket (seed 004's AAI envelopes)."""
 
-    def claims(self, message: Any) -> bool: ...
+    def recognises(self, message: Any) -> bool:
+        """Whether ``message`` is in this dialect (then it answers it, not JSON-RPC)."""
+        ...
 
-    def claims_unparsed(self, line: bytes, session: Session) -> bool: ...
+    def recognises_unparsed(self, line: bytes, session: Session) -> bool:
+        """Whether a line that is not JSON is answered in this dialect."""
+        ...
 
     def malformed(self, error: FruitctlError) -> dict[str, Any]: ...
 
@@ -122,13 +126,13 @@ class Dispatcher:
             message = decode(line)
         except ParseError as exc:
             other = self._envelopes
-            if other is not None and other.claims_unparsed(line, session):
+            if other is not None and other.recognises_unparsed(line, session):
                 session.dialect = "aai"
                 return encode(other.malformed(exc))
             return encode(error_response(None, exc))
         if isinstance(message, list):
             return self._batch(message, session)
-        if self._envelopes is not None and self._envelopes.claims(message):
+        if self._envelopes is not None and self._envelopes.recognises(message):
             session.dialect = "aai"
             return self._finish(self._envelopes.answer(message, session))
         session.dialect = "jsonrpc"

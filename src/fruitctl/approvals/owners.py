@@ -1,6 +1,6 @@
-"""Which process holds an approved proposal while it executes: a claim names the host, the
+"""Which process owns an approved proposal while it executes: an owner names the host, the
 pid and that process's start time, so a pid reused by another program never passes for the
-one that died (``Approvals.recover`` takes over the claims of dead processes)."""
+one that died (``Approvals.recover`` takes over what dead processes owned)."""
 
 from __future__ import annotations
 
@@ -9,17 +9,17 @@ import socket
 
 
 def of_this_process() -> str:
-    import psutil  # here, not at the top: only a claim needs it, and it costs every start-up
+    import psutil  # here, not at the top: only an owner needs it, and it costs every start-up
 
     return f"{socket.gethostname()}:{os.getpid()}:{psutil.Process().create_time():.3f}"
 
 
-def is_dead(claim: str) -> bool:
-    """Whether the process that made ``claim`` is gone (another machine's is not ours to
+def is_dead(owner: str) -> bool:
+    """Whether the process ``owner`` names is gone (another machine's is not ours to
     judge: never dead)."""
     import psutil
 
-    host, pid, started = claim.rsplit(":", 2)
+    host, pid, started = owner.rsplit(":", 2)
     if host != socket.gethostname():
         return False
     try:
