@@ -55,7 +55,7 @@ def test_unknown_modes_are_refused() -> None:
         parse_mode("PANIC")
 
 
-def test_every_mode_decides_as_documented(app: bootstrap.App) -> None:
+def test_every_mode_judges_as_documented(app: bootstrap.App) -> None:
     expected = {
         "NORMAL": ("allow", "propose"),
         "ALERT": ("allow", "propose"),
