@@ -24,7 +24,7 @@ INSPECTOR := $(INSPECTOR_DIR)/node_modules/.installed
 # What `make test-mac` runs: the tests that need a real Mac and the person's own data.
 MAC_TESTS := tests/backends/eventkit/test_on_a_mac.py tests/backends/things/test_things_on_a_mac.py
 
-.PHONY: setup dev-setup run test test-mac lint bench clean browser FORCE
+.PHONY: setup dev-setup run test test-fast test-mac lint bench clean browser FORCE
 
 setup: $(STAMP)
 
@@ -121,6 +121,11 @@ browser:
 # -rs: the summary names each skipped test and why (what it needs, tests/needs.py).
 test: lint $(INSPECTOR) browser
 	$(BIN)/pytest -rs
+
+# The fast lane, while working: every test but those marked slow (two seconds or more: a daemon
+# started, a browser, a deadline waited out), without the lint. `make test` runs both lanes.
+test-fast: dev-setup
+	$(BIN)/pytest -rs -m "not slow"
 
 # The live round trips against this Mac's own Reminders, Calendar and Things: a temporary list and
 # calendar, made and removed, and a to-do made and cancelled (Things' URLs cannot delete). macOS asks

@@ -9,6 +9,8 @@ import time
 from collections.abc import Callable
 from pathlib import Path
 
+import pytest
+
 from fruitctl import bootstrap, telemetry
 from fruitctl.policy.decision import Actor
 from fruitctl.store import open_database
@@ -47,6 +49,7 @@ def _settle(done: Callable[[], bool]) -> None:
         time.sleep(0.05)
 
 
+@pytest.mark.slow
 def test_records_held_for_a_store_that_cannot_take_them_are_bounded(home: Path) -> None:
     bootstrap.build().close()  # a migrated state.db
     engine = open_database(home / "state.db", "state")

@@ -20,6 +20,8 @@ from typing import Any
 
 import pytest
 
+pytestmark = pytest.mark.slow  # most of its tests take two seconds or more
+
 README = Path(__file__).parents[1] / "README.md"
 SECTIONS = ("## A short tour", "### Calendars")
 COMMAND_DEADLINE_S = 120  # one command's start-up and work, on a loaded machine: far above it

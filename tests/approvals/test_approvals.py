@@ -168,6 +168,7 @@ def _cli(home: Path, *args: str) -> subprocess.Popen[bytes]:
     )
 
 
+@pytest.mark.slow
 def test_racing_processes_execute_a_proposal_once(home: Path) -> None:
     app = bootstrap.build()
     pid = propose(app, "create_reminders", {"reminders": [{"title": "once"}]})
@@ -183,6 +184,7 @@ def test_racing_processes_execute_a_proposal_once(home: Path) -> None:
     check.close()
 
 
+@pytest.mark.slow
 def test_kill_9_mid_approval_never_runs_twice_nor_loses_a_proposal(home: Path) -> None:
     many = {"reminders": [{"title": f"r{i:03d}"} for i in range(300)]}
     for delay in (0.05, 0.2, 0.35, 0.5, 0.65, 0.8, 1.0, 1.3):

@@ -186,6 +186,7 @@ def outcome(service: RemindersService, args: dict[str, Any]) -> tuple[str, Any]:
         return exc.code, exc.message
 
 
+@pytest.mark.slow
 @settings(
     max_examples=600,
     deadline=None,
@@ -387,6 +388,7 @@ building = st.one_of(stage, BUILDING, BUILDING)  # selections between makers, ma
 budgeted = st.lists(building, min_size=1, max_size=4).map(" | ".join)
 
 
+@pytest.mark.slow
 @settings(
     max_examples=300,
     deadline=None,

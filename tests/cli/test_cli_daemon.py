@@ -147,6 +147,7 @@ def test_a_stale_socket_means_in_process(home: Path) -> None:
 # -- server start | stop | status ------------------------------------------------------------------
 
 
+@pytest.mark.slow
 def test_server_start_status_stop(monkeypatch: pytest.MonkeyPatch) -> None:
     with short_home() as home:
         monkeypatch.setenv("FRUITCTL_HOME", str(home))

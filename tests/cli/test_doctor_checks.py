@@ -21,6 +21,7 @@ def doctor(home: Path, **env: str) -> tuple[int, dict[str, Any]]:
     return done.returncode, json.loads(done.stdout)
 
 
+@pytest.mark.slow
 def test_a_caldav_server_that_is_down_fails_however_fresh_the_mirror(tmp_path: Path) -> None:
     with short_home() as home, running_radicale(tmp_path / "radicale") as server:
         account = server.add_account()
@@ -50,6 +51,7 @@ def test_a_caldav_server_that_is_down_fails_however_fresh_the_mirror(tmp_path: P
         assert "(the same problem, above)" in shown.stdout  # one account, said once
 
 
+@pytest.mark.slow
 def test_the_http_check_is_this_homes_daemon_at_its_real_port() -> None:
     with short_home() as home:
         code, report = doctor(home)
@@ -97,6 +99,7 @@ def test_a_bad_value_in_the_file_names_the_file() -> None:
         assert "environment" not in error
 
 
+@pytest.mark.slow
 def test_a_backend_that_cannot_be_configured_fails_its_check_not_doctor() -> None:
     """caldav without a URL: reminders and calendar fail with the message, once in words; the
     other checks still run."""

@@ -21,7 +21,10 @@ from fruitctl.cli.mcp import ON_A_TERMINAL
 FRUITCTL = Path(sys.executable).parent / "fruitctl"
 DEADLINE_S = 60  # a Python start and the MCP server's imports: a second or two when healthy
 
-pytestmark = pytest.mark.skipif(sys.platform == "win32", reason="needs a pty")
+pytestmark = [
+    pytest.mark.skipif(sys.platform == "win32", reason="needs a pty"),
+    pytest.mark.slow,  # its one test takes two seconds or more
+]
 
 INITIALIZE = {
     "jsonrpc": "2.0",

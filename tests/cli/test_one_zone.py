@@ -52,6 +52,7 @@ def test_answers_are_in_the_host_zone_and_sort_as_text() -> None:
         assert item["creationDate"].endswith("+01:00")
 
 
+@pytest.mark.slow
 def test_a_configured_zone_rewrites_the_store_once(
     home: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:

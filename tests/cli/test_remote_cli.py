@@ -18,6 +18,8 @@ from pathlib import Path
 import pytest
 from socket_daemon import FRUITCTL, Daemon, Raw, cli, daemon_env, running, seed_demo, short_home
 
+pytestmark = pytest.mark.slow  # most of its tests take two seconds or more
+
 
 @dataclass
 class Gateway:

@@ -143,6 +143,7 @@ def test_uninstall_boots_the_agent_out_and_removes_the_app(
     assert again["removed"] is False and again["app"]["removed"] is False
 
 
+@pytest.mark.slow
 def test_the_installed_app_runs_the_daemon_and_stops_it_on_sigterm(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:

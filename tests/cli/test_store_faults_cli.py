@@ -26,6 +26,7 @@ def cli(*args: str) -> Any:
     return CliRunner().invoke(app, list(args), env={"FRUITCTL_IN_PROCESS": "1"})
 
 
+@pytest.mark.slow
 def test_proposals_list_works_while_another_process_holds_the_write_lock(
     home: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:

@@ -62,6 +62,7 @@ def agent_door() -> Iterator[tuple[Path, dict[str, str]]]:
             yield home, {"FRUITCTL_URL": url, "FRUITCTL_TOKEN": token.stdout.strip()}
 
 
+@pytest.mark.slow
 def test_pending_has_the_same_keys_and_the_proposal(
     agent_door: tuple[Path, dict[str, str]], tmp_path: Path
 ) -> None:
@@ -83,6 +84,7 @@ def test_pending_has_the_same_keys_and_the_proposal(
     assert cli(home, "proposals", "show", seen["created"]["proposalId"]).returncode == 0
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(
     "args",
     [

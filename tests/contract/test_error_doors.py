@@ -145,6 +145,7 @@ def test_every_code_arrives_alike_through_every_door(raising: Served, code: str)
         assert json.loads(called.stdout) == aai and called.exit_code == row.exit
 
 
+@pytest.mark.slow
 def test_every_code_arrives_alike_through_mcp(raising: Served) -> None:
     """MCP over stdio to ``fruitctl mcp`` (which calls the daemon) and over HTTP on the daemon's
     ``/mcp`` with the agent's token: each code's message as the text and the code in ``_meta``;

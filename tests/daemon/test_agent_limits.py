@@ -15,7 +15,10 @@ from test_agent_uids import AGENT_UID, CAN_SWITCH, agents_folder, as_uid
 
 from fruitctl.transports.rpc.budget import MAX_BATCH_ANSWER_BYTES
 
-pytestmark = pytest.mark.skipif(not CAN_SWITCH, reason="needs to run a client as another uid")
+pytestmark = [
+    pytest.mark.skipif(not CAN_SWITCH, reason="needs to run a client as another uid"),
+    pytest.mark.slow,  # most of its tests take two seconds or more
+]
 
 IDLE_S = 2  # configured; every wait below is bounded by a deadline many times longer
 PER_UID = 3

@@ -28,6 +28,8 @@ from fruitctl.domain.errors import PermissionDenied
 from fruitctl.policy.decision import Actor
 from fruitctl.transports.rpc.jsonrpc import Session
 
+pytestmark = pytest.mark.slow  # most of its tests take two seconds or more
+
 NOBODY = 65534
 
 

@@ -17,6 +17,8 @@ import httpx
 import pytest
 from socket_daemon import Daemon, Raw, cli, running, short_home
 
+pytestmark = pytest.mark.slow  # most of its tests take two seconds or more
+
 ALLOW_CREATE = "tools:\n  create_reminders:\n    requires_approval_in_modes: []\n"
 # The first tool's rule is valid and would allow direct writes; the second's mode is not one.
 LOG_DEADLINE_S = 30.0

@@ -86,6 +86,7 @@ def test_exits_a_restart_cannot_fix_end_supervision(tmp_path: Path, code: int) -
     }
 
 
+@pytest.mark.slow
 def test_a_killed_daemon_is_restarted_end_to_end() -> None:
     fast = {"FRUITCTL_SERVER__RESTART_BASE_SECONDS": "0.05"}
     with short_home() as home, running(home, "--supervise", **fast) as supervisor:

@@ -166,6 +166,7 @@ def _rules(draw: st.DrawFn) -> str:
 
 
 # Each example walks dateutil through 400 years (about half a second): 30 a run, new ones each run.
+@pytest.mark.slow
 @settings(max_examples=30, deadline=None)
 @given(_rules())
 def test_never_is_said_exactly_when_dateutil_finds_no_instance_in_400_years(rule: str) -> None:

@@ -17,6 +17,8 @@ from things_fixture import build
 from fruitctl import bootstrap
 from fruitctl.policy.decision import Actor
 
+pytestmark = pytest.mark.slow  # its one test takes two seconds or more
+
 RECORDER = str(Path(__file__).parents[1] / "things_recorder.py")
 PERSON = Actor("human", "me")
 HINT = "Things may be showing a question whether to enable its URLs: answer Enable"

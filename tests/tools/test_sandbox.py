@@ -114,6 +114,7 @@ def test_limits_are_set_in_the_child() -> None:
     assert seen["RLIMIT_CORE"] == (0, 0)
 
 
+@pytest.mark.slow
 def test_the_cpu_limit_kills_a_busy_loop() -> None:
     started = time.monotonic()
     result = run_command(python("while True: pass"), timeout=15, limits=Limits(cpu_seconds=1))

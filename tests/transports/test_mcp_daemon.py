@@ -26,6 +26,8 @@ from mcp.client.stdio import StdioServerParameters, stdio_client
 from pipe_wire import READ_TIMEOUT_S
 from socket_daemon import daemon_env, running, seed_demo, short_home
 
+pytestmark = pytest.mark.slow  # its shared session does the work, over ten seconds
+
 SERVER = [sys.executable, "-m", "fruitctl", "mcp"]
 SESSION_TIMEOUT_S = 120.0  # a whole session; a few seconds when healthy
 CLIENT = "parity-client"

@@ -22,6 +22,8 @@ from test_mcp_http import RunningServer
 from fruitctl import bootstrap
 from fruitctl.transports.mcp_http import ensure_token
 
+pytestmark = pytest.mark.slow  # its one test takes two seconds or more
+
 DATABASE_SUFFIXES = (".db", ".db-wal", ".db-shm")
 
 

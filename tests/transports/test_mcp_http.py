@@ -245,6 +245,7 @@ def test_no_secret_means_no_token_to_verify_and_none_is_made(
     assert not (secrets_dir(app) / "http_jwt_secret").exists()
 
 
+@pytest.mark.slow
 def test_a_secret_gone_bad_refuses_api_tokens_and_stops_a_new_server(
     app: bootstrap.App, tokens: TokenStore, home: Path
 ) -> None:
@@ -412,6 +413,7 @@ async def list_and_call(url: str, token: str, mode: str) -> tuple[str, list[str]
         return client.protocol_version, [tool.name for tool in tools.tools], result
 
 
+@pytest.mark.slow
 def test_end_to_end_over_a_real_server(app: bootstrap.App, home: Path) -> None:
     token = ensure_token(app)  # made beforehand, so the server must not print it
     server = RunningServer(home)
@@ -448,6 +450,7 @@ def test_end_to_end_over_a_real_server(app: bootstrap.App, home: Path) -> None:
     assert str(token_path(app)) in "".join(server.stderr)
 
 
+@pytest.mark.slow
 def test_a_half_open_connection_to_mcp_over_http_is_cut_off(
     home: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:

@@ -26,6 +26,8 @@ from fruitctl.ports import NewReminder
 from fruitctl.store import open_database
 from fruitctl.tools.catalog import all_tools
 
+pytestmark = pytest.mark.slow  # most of its tests take two seconds or more
+
 INSPECTOR_DIR = Path(__file__).parents[1] / "inspector"
 INSPECTOR_BIN = INSPECTOR_DIR / "node_modules" / ".bin" / "mcp-inspector"
 TIMEOUT_S = 90  # one run starts node, the Inspector and a Python server: ~2.5 s when healthy

@@ -11,9 +11,12 @@ from pathlib import Path
 from typing import Any
 
 import anyio
+import pytest
 from mcp.client import Client
 from mcp.client.stdio import StdioServerParameters, stdio_client
 from socket_daemon import cli, running, short_home
+
+pytestmark = pytest.mark.slow  # its one test takes two seconds or more
 
 SERVER = [sys.executable, "-m", "fruitctl", "mcp"]
 SESSION_TIMEOUT_S = 120.0  # a server start and a few calls: ~2 s when healthy

@@ -205,6 +205,7 @@ def close_and_wait(proc: subprocess.Popen[bytes], wire: Wire) -> list[bytes]:
     return rest
 
 
+@pytest.mark.slow
 def test_stdout_carries_only_json_rpc_and_stdin_eof_ends_the_server(
     server: tuple[subprocess.Popen[bytes], Path],
 ) -> None:
@@ -228,6 +229,7 @@ def test_stdout_carries_only_json_rpc_and_stdin_eof_ends_the_server(
     assert "Traceback" not in stderr.read_text()
 
 
+@pytest.mark.slow
 def test_stdin_closed_at_once_ends_the_server_quietly(
     server: tuple[subprocess.Popen[bytes], Path],
 ) -> None:

@@ -114,6 +114,7 @@ class Checked:
         return output
 
 
+@pytest.mark.slow
 def test_every_answer_fits_its_declared_schema(app: bootstrap.App, home: Path) -> None:
     calls = _reads_and_writes(home, app)
 

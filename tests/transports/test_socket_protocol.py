@@ -231,6 +231,7 @@ def valid_answer(line: bytes) -> None:
                 assert one["error"]["code"].isupper()
 
 
+@pytest.mark.slow
 @settings(
     max_examples=150, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
 )

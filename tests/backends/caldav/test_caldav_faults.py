@@ -105,6 +105,7 @@ def test_a_server_killed_mid_session(open_backend: OpenBackend, own_radicale: Ra
     assert [r.title for r in eager.fetch(EVERYTHING)] == ["after the restart"]
 
 
+@pytest.mark.slow
 def test_a_slow_server_is_a_retryable_timeout(proxied: CaldavReminders, proxy: FaultProxy) -> None:
     proxy.always(answer_slowly)
     with pytest.raises(Timeout) as slow:
@@ -174,6 +175,7 @@ def test_a_delete_whose_answer_was_lost_is_done(
     assert proxied.fetch(EVERYTHING) == []
 
 
+@pytest.mark.slow
 def test_a_write_cut_off_after_it_landed_is_unknown_never_retryable(
     proxied: CaldavReminders, proxy: FaultProxy, caldav_account: Account
 ) -> None:

@@ -77,6 +77,7 @@ def _hung_up(gauge: Gauge) -> None:
 # -- an overall deadline ------------------------------------------------------------------------
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("headers_too", [False, True], ids=["body", "headers"])
 def test_a_trickling_answer_is_cut_off_at_the_deadline(
     hostile: CaldavReminders, proxy: FaultProxy, headers_too: bool
@@ -97,6 +98,7 @@ def test_a_trickling_answer_is_cut_off_at_the_deadline(
     assert hostile.sync().collections == 2  # the next request is not hurt
 
 
+@pytest.mark.slow
 def test_a_server_that_never_answers_times_out(hostile: CaldavReminders, proxy: FaultProxy) -> None:
     gauge = Gauge()
     proxy.inject(never_answer(gauge), "PROPFIND")
@@ -148,6 +150,7 @@ def test_a_listing_too_large_to_read_whole_is_read_in_pieces(
     assert gauge.sent < SENT_BOUND
 
 
+@pytest.mark.slow
 def test_an_object_too_large_to_read_is_skipped_and_never_wedges_a_sync(
     hostile: CaldavReminders, proxy: FaultProxy, caldav_account: Account
 ) -> None:

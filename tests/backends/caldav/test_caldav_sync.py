@@ -81,6 +81,7 @@ def test_an_expired_sync_token_means_a_full_resync(
     assert backend.get(mine.id) == mine
 
 
+@pytest.mark.slow
 def test_progress_is_reported_per_batch(backend: CaldavReminders, caldav_account: Account) -> None:
     items = {f"t{i}.ics": vtodo(f"t{i}", f"SUMMARY:todo {i}") for i in range(1_100)}
     caldav_account.write_items(caldav_account.made[0], items)
@@ -215,6 +216,7 @@ def test_a_sync_that_finds_nothing_changed_writes_nothing(
         watcher.close()
 
 
+@pytest.mark.slow
 def test_a_cold_mirror_is_filled_with_one_report_per_collection(
     open_backend: OpenBackend, caldav_account: Account
 ) -> None:

@@ -53,6 +53,7 @@ def test_the_limits_are_named_and_under_arg_max() -> None:
     assert (ADDS_PER_WINDOW, WINDOW_SECONDS) == (250, 10.0)
 
 
+@pytest.mark.slow
 def test_a_batch_of_long_todos_is_split_so_no_url_passes_the_limit(
     fixture: ThingsFixture, tmp_path: Path
 ) -> None:

@@ -31,6 +31,8 @@ from fruitctl.transports.http.server import HttpServer
 from fruitctl.transports.http.tokens import TokenStore, secrets_dir
 from fruitctl.transports.rpc.client import RpcClient
 
+pytestmark = pytest.mark.slow  # its one test takes two seconds or more
+
 ARTIFACTS = Path(__file__).resolve().parents[2] / "artifacts"
 WAIT_MS = 15_000
 PHONE = {"width": 390, "height": 844}

@@ -12,6 +12,7 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
+import pytest
 from playwright.sync_api import Page, ViewportSize, expect, sync_playwright
 from test_http_browser import ARTIFACTS, chromium
 
@@ -20,6 +21,8 @@ from fruitctl.policy.decision import Actor
 from fruitctl.transports.http.notify import Notifier
 from fruitctl.transports.http.server import HttpServer
 from fruitctl.transports.http.tokens import TokenStore, secrets_dir
+
+pytestmark = pytest.mark.slow  # most of its tests take two seconds or more
 
 DESKTOP: ViewportSize = {"width": 1280, "height": 900}
 PERSON = Actor("human", "alice")

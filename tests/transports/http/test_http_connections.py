@@ -134,6 +134,7 @@ def test_the_cap_is_below_the_descriptor_limit() -> None:
     assert connections.connection_cap(10**6) < soft
 
 
+@pytest.mark.slow
 def test_a_head_slower_than_its_deadline_is_answered_408_and_closed() -> None:
     app = App()
     with serving(app, limits(head=1)) as address, contextlib.ExitStack() as opened:

@@ -14,7 +14,10 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import httpx
+import pytest
 from socket_daemon import Daemon, Raw, answers, daemon_env, reap, short_home, wait_ready
+
+pytestmark = pytest.mark.slow  # its one test takes two seconds or more
 
 FD_LIMIT = 256  # what launchd gives a LaunchAgent unless it asks for more
 FLOOD = 300

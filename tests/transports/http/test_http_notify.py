@@ -286,6 +286,7 @@ def test_while_a_notification_is_handed_over_the_next_ones_wait_and_are_counted(
     assert [announced(run[-1]) for run in found.runs()] == [2, 5]
 
 
+@pytest.mark.slow
 def test_300_proposals_over_http_start_a_bounded_number_of_notifiers(
     app: bootstrap.App, tmp_path: Path
 ) -> None:

@@ -41,6 +41,8 @@ from fruitctl.policy.decision import Actor
 from fruitctl.transports.http.app import create_app
 from fruitctl.transports.http.tokens import TokenStore, secrets_dir
 
+pytestmark = pytest.mark.slow  # most of its tests take two seconds or more
+
 MAX_EXAMPLES = 8
 RECORDER = Path(__file__).parents[2] / "things_recorder.py"
 PERSON = Actor("human", "seed")

@@ -150,6 +150,7 @@ def test_both_doors_answer_to_the_public_url_and_links_use_it(
     assert pending["url"].startswith("https://mac-mini.tailnet.ts.net/ui/proposals/")
 
 
+@pytest.mark.slow
 def test_a_busy_port_fails_before_serving(app: bootstrap.App) -> None:
     first = HttpServer(app, "127.0.0.1", 0, notifier=Recorder())  # type: ignore[arg-type]
     with first.running() as url:
@@ -178,6 +179,7 @@ def test_loopback_names() -> None:
     assert not any(map(is_loopback, ["0.0.0.0", "100.64.0.1", "example.com", "::"]))
 
 
+@pytest.mark.slow
 def test_a_proposal_from_another_front_door_is_announced_once(app: bootstrap.App) -> None:
     already = app.gateway.invoke("create_reminders", {"reminders": [{"title": "old"}]}, AGENT)
     recorder = Recorder()
