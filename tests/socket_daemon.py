@@ -169,6 +169,21 @@ def cli(home: Path, *args: str, **env: str) -> subprocess.CompletedProcess[str]:
     )
 
 
+def cli_here(home: Path, *args: str, **env: str) -> subprocess.CompletedProcess[str]:
+    """``fruitctl …`` run in this process, in the environment :func:`cli` gives a separate one:
+    for a CLI whose answer is under test, not its process (a start-up costs about a second)."""
+    from typer.testing import CliRunner
+
+    from fruitctl.cli.app import app
+
+    given = daemon_env(home, **env)
+    unset = {k: None for k in os.environ if k.startswith("FRUITCTL_") and k not in given}
+    done = CliRunner().invoke(app, list(args), env={**given, **unset})
+    if done.exception is not None and not isinstance(done.exception, SystemExit):
+        raise done.exception  # a separate process would end in a traceback: never one here
+    return subprocess.CompletedProcess(list(args), done.exit_code, done.stdout, done.stderr)
+
+
 class Raw:
     """A plain socket speaking lines: what ``nc -U`` or any other client sends."""
 

@@ -2,7 +2,9 @@
 as separate processes in a second, empty ``FRUITCTL_HOME`` pointed at it by ``FRUITCTL_URL`` /
 ``FRUITCTL_TOKEN`` (or ``auth login``). What an agent elsewhere may and may not do, what a
 person elsewhere may, and the one-line errors of a bad token, a server that is down and a TLS
-mistake."""
+mistake. The CLI elsewhere runs in this process (typer's runner, the same environment a separate
+process is given), except where the separate process is the point: ``serve`` and ``auth login``.
+"""
 
 from __future__ import annotations
 
@@ -16,7 +18,17 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
-from socket_daemon import FRUITCTL, Daemon, Raw, cli, daemon_env, running, seed_demo, short_home
+from socket_daemon import (
+    FRUITCTL,
+    Daemon,
+    Raw,
+    cli,
+    cli_here,
+    daemon_env,
+    running,
+    seed_demo,
+    short_home,
+)
 
 pytestmark = pytest.mark.slow  # most of its tests take two seconds or more
 
@@ -58,7 +70,7 @@ def _token(home: Path, scope: str, name: str) -> str:
 def remote(
     home: Path, gateway: Gateway, *args: str, token: str | None = None, url: str | None = None
 ) -> subprocess.CompletedProcess[str]:
-    return cli(
+    return cli_here(
         home,
         *args,
         FRUITCTL_URL=url or gateway.url,
@@ -178,7 +190,11 @@ def test_an_agent_cannot_read_the_audit_or_change_the_config(
 
 def test_gateway_only_commands_say_where_they_run(gateway: Gateway, elsewhere: Path) -> None:
     for command in (["demo"], ["serve"], ["mode", "set", "LOCKDOWN"], ["auth", "token"]):
-        refused = remote(elsewhere, gateway, *command)
+        if command == ["serve"]:  # a process of its own: were it not refused, it would serve on
+            env = {"FRUITCTL_URL": gateway.url, "FRUITCTL_TOKEN": gateway.agent}
+            refused = cli(elsewhere, *command, **env)
+        else:
+            refused = remote(elsewhere, gateway, *command)
         assert refused.returncode == 10, (command, refused.stderr)
         assert "works on the gateway's own machine" in one_line_error(refused)
     nothing_local(elsewhere)

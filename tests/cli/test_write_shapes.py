@@ -12,7 +12,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from socket_daemon import Raw, cli, running, short_home
+from socket_daemon import Raw, cli, cli_here, running, short_home
 from typer.testing import CliRunner
 
 from fruitctl.cli.app import app
@@ -75,7 +75,7 @@ def test_pending_has_the_same_keys_and_the_proposal(
         (("reminders", "add", "--title", "Post the letter"), "created"),
         (("reminders", "delete", mine["created"][0]["id"]), "deleted"),
     ):
-        done = cli(elsewhere, *args, "--json", **env)
+        done = cli_here(elsewhere, *args, "--json", **env)
         assert done.returncode == 6, done.stderr  # approval required: not done yet
         pending = json.loads(done.stdout)
         assert pending["status"] == "pending" and (pending[key], pending["failed"]) == ([], [])
@@ -104,7 +104,7 @@ def test_a_write_waiting_for_a_person_exits_6_at_every_command(
     _, env = agent_door
     elsewhere = tmp_path / "elsewhere"
     elsewhere.mkdir(mode=0o700)
-    done = cli(elsewhere, *args, *(["--json"] if as_json else []), **env)
+    done = cli_here(elsewhere, *args, *(["--json"] if as_json else []), **env)
     assert done.returncode == 6, (done.stdout, done.stderr)
     if as_json or args[0] == "tools":  # tools call prints the tool's own answer, as JSON
         assert json.loads(done.stdout)["status"] == "pending"
@@ -123,11 +123,11 @@ def test_calendar_writes_answer_in_one_shape_done_or_pending(
     assert (done["status"], done["event"]["title"]) == ("done", "Dentist")
     elsewhere = tmp_path / "elsewhere"
     elsewhere.mkdir(mode=0o700)
-    pending = json.loads(cli(elsewhere, *create, **env).stdout)
+    pending = json.loads(cli_here(elsewhere, *create, **env).stdout)
     assert (pending["status"], pending["event"]) == ("pending", None)
     assert {"proposalId", "approve"} <= pending.keys()
     event_id = done["event"]["id"]
-    asked = json.loads(cli(elsewhere, "calendar", "delete", event_id, "--json", **env).stdout)
+    asked = json.loads(cli_here(elsewhere, "calendar", "delete", event_id, "--json", **env).stdout)
     assert (asked["status"], asked["deleted"], asked["scope"]) == ("pending", None, None)
     gone = json.loads(cli(home, "calendar", "delete", event_id, "--json").stdout)
     assert (gone["status"], gone["deleted"]) == ("done", event_id)
