@@ -51,6 +51,7 @@ def test_variables_read_by_nothing() -> None:
         "FRUITCTL_CALDAV__URL": "https://x/",  # a setting
         "FRUITCTL_CALDAV": "{}",  # a whole section
         "FRUITCTL_HOME": "/tmp/x",  # read by name
+        "FRUITCTL_TEST_STRICT": "1",  # read by this project's tests (CI sets it)
         "FRUITCTL_NOTHING": "1",
         "HOME": "/root",
     }

@@ -30,6 +30,8 @@ PLAIN = frozenset(
     }
 )
 """Variables read by name, beside the settings'."""
+TEST_SUITE = ("FRUITCTL_TEST_", "FRUITCTL_UPDATE_SNAPSHOTS")
+"""Read by this project's own tests and Makefile (``FRUITCTL_TEST_STRICT`` is set by CI)."""
 
 
 def unread(env: Mapping[str, str]) -> list[dict[str, str]]:
@@ -37,7 +39,9 @@ def unread(env: Mapping[str, str]) -> list[dict[str, str]]:
     found = []
     for name in sorted(env):
         upper = name.upper()
-        if not upper.startswith(PREFIX) or upper in PLAIN or _setting(upper):
+        if not upper.startswith(PREFIX) or upper in PLAIN or upper.startswith(TEST_SUITE):
+            continue
+        if _setting(upper):
             continue
         meant = _meant(upper)
         found.append({"variable": name} | ({"meant": meant} if meant else {}))
