@@ -187,20 +187,23 @@ def delete_command(
     """Delete an event, a series, or one occurrence (an occurrence id, or --occurrence)."""
     args = {"id": event_id, **_target(occurrence, series)}
     with reporting(as_json):
-        result = written(client(as_json).call("delete_event", args), None)
+        result = deleted(client(as_json).call("delete_event", args))
     answer_write(as_json, result, _show_deleted)
 
 
-def written(result: dict[str, Any], key: str | None = "event") -> dict[str, Any]:
-    """A write's answer in one shape whatever became of it: ``status`` (``done``, or
-    ``pending`` with the proposal's fields: ``proposalId``, ``approve``, ``url``...) and what
-    was written - the event under ``event`` (null while pending); a delete's ``deleted`` and
-    ``scope`` (null while pending)."""
-    pending = is_pending(result)
-    if key is None:
-        keys = {"deleted": None, "scope": None}
-        return {**keys, **result} if pending else {"status": "done", **result}
-    return {**result, key: None} if pending else {"status": "done", key: result}
+def written(result: dict[str, Any]) -> dict[str, Any]:
+    """A create's or update's answer in one shape whatever became of it: ``status`` (``done``,
+    or ``pending`` with the proposal's fields: ``proposalId``, ``approve``, ``url``...) and the
+    event under ``event`` (null while pending)."""
+    return {**result, "event": None} if is_pending(result) else {"status": "done", "event": result}
+
+
+def deleted(result: dict[str, Any]) -> dict[str, Any]:
+    """A delete's answer in the same way: ``status``, ``deleted`` and ``scope`` (null while
+    pending)."""
+    if is_pending(result):
+        return {"deleted": None, "scope": None, **result}
+    return {"status": "done", **result}
 
 
 def _show_deleted(result: dict[str, Any]) -> None:
