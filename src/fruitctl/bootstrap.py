@@ -30,7 +30,7 @@ from fruitctl.backend_factories import (
 from fruitctl.config import Config, ConfigError
 from fruitctl.config_drift import ConfigWatch
 from fruitctl.domain.dates import use_zone
-from fruitctl.domain.errors import StorageFault, StoreBusy, from_code
+from fruitctl.domain.errors import StorageFault, StoreBusy
 from fruitctl.domain.hosts import DomainRules
 from fruitctl.gateway import Action, Gateway
 from fruitctl.policy import governance as governance_module
@@ -314,10 +314,7 @@ class App:
         running (``use_daemon``) the call goes through its socket."""
         if self.remote is not None:
             return self.remote.call(tool, args, actor, idempotency_key)
-        result = self.gateway.invoke(tool, args, actor, idempotency_key=idempotency_key)
-        if result.success:
-            return result.output
-        raise from_code(result.error_code, result.error or "", **result.error_details)
+        return self.gateway.invoke(tool, args, actor, idempotency_key=idempotency_key).unwrapped()
 
     def decide(
         self, proposal_id: str, action: Action, actor: Actor = CLI_ACTOR, reason: str | None = None

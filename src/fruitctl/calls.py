@@ -107,9 +107,7 @@ class Outcomes:
         return ToolResult(
             tool_name=call.name,
             success=False,
-            error=decision.reason,
-            error_code=decision.code or "internal_error",
-            error_details=decision.details,
+            failure=decision.error or InternalError(decision.reason),
             latency_ms=latency,
             trace_id=call.trace_id,
         )
@@ -139,9 +137,7 @@ class Outcomes:
         return ToolResult(
             tool_name=call.name,
             success=False,
-            error=error.message,
-            error_code=error.code,
-            error_details=error.details,
+            failure=error,
             latency_ms=latency,
             trace_id=call.trace_id,
             metadata={"retryable": error.retryable},

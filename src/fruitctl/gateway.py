@@ -42,7 +42,6 @@ from fruitctl.domain.errors import (
     OutcomeUnknown,
     Timeout,
     Unsupported,
-    from_code,
 )
 from fruitctl.domain.writes import Gate, gated
 from fruitctl.policy.decision import Actor
@@ -314,7 +313,8 @@ class Gateway:
 
     @staticmethod
     def _raise(result: ToolResult) -> FruitctlError:
-        return from_code(result.error_code, result.error or "", **result.error_details)
+        assert result.failure is not None
+        return result.failure
 
     @property
     def events(self) -> EventLog:

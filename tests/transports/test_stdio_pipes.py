@@ -15,6 +15,7 @@ import mcp_types as types
 import pytest
 from pipe_wire import Wire, jsonrpc
 
+from fruitctl.domain.errors import InvalidParams
 from fruitctl.tools.model import ToolResult
 from fruitctl.transports.mcp import render
 from fruitctl.transports.stdio_pipes import encode
@@ -75,10 +76,7 @@ def test_a_message_is_written_as_the_sdk_writes_it(message: Any) -> None:
         ToolResult(tool_name="t", success=True, output=[{"title": "caf\u00e9", "due": None}]),
         ToolResult(tool_name="t", success=True, output={"status": "pending", "id": "p1"}),
         ToolResult(
-            tool_name="t",
-            success=False,
-            error="Invalid JMESPath expression",
-            error_code="invalid_params",
+            tool_name="t", success=False, failure=InvalidParams("Invalid JMESPath expression")
         ),
     ],
     ids=["list", "object", "failure"],

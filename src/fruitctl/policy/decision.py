@@ -4,7 +4,9 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
-from typing import Any, Literal
+from typing import Literal
+
+from fruitctl.domain.errors import ApprovalRequired, FruitctlError
 
 Verdict = Literal["allow", "propose", "deny"]
 
@@ -13,9 +15,13 @@ Verdict = Literal["allow", "propose", "deny"]
 class Decision:
     verdict: Verdict
     reason: str
-    code: str | None = None
-    """For a denial: the canonical error code (mode_forbidden, list_not_allowed, ...)."""
-    details: dict[str, Any] = field(default_factory=dict)
+    error: FruitctlError | None = None
+    """What the caller is told when the call does not simply run: the denial (mode_forbidden,
+    list_not_allowed, ...), or ``approval_required`` for a proposal where none can be filed."""
+
+    @property
+    def code(self) -> str | None:
+        return self.error.code if self.error is not None else None
 
     @classmethod
     def allow(cls, reason: str) -> Decision:
@@ -23,11 +29,11 @@ class Decision:
 
     @classmethod
     def propose(cls, reason: str) -> Decision:
-        return cls("propose", reason, "approval_required")
+        return cls("propose", reason, ApprovalRequired(reason))
 
     @classmethod
-    def deny(cls, code: str, reason: str, **details: Any) -> Decision:
-        return cls("deny", reason, code, details)
+    def deny(cls, error: FruitctlError) -> Decision:
+        return cls("deny", error.message, error)
 
 
 DISPLAY_SEPARATOR = "/"

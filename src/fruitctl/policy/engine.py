@@ -15,7 +15,7 @@ import time
 from dataclasses import dataclass
 from typing import Any, Protocol
 
-from fruitctl.domain.errors import FruitctlError
+from fruitctl.domain.errors import FruitctlError, ModeForbidden, RateLimited
 from fruitctl.policy.decision import Actor, Decision
 from fruitctl.policy.governance import Governance, ToolRules
 from fruitctl.policy.modes import ModeStore
@@ -66,7 +66,7 @@ class Policy:
             try:
                 target.check(args, rules, ctx)
             except FruitctlError as exc:
-                return Decision.deny(exc.code, exc.message, **exc.details)
+                return Decision.deny(exc)
         limited = self._rate_limit(tool.name, rules, whose, filed_as)
         return limited or decision
 
@@ -87,9 +87,10 @@ class Policy:
                 retry = max(1, round(opens - now))
                 scope = f" for {who}" if who else ""
                 return Decision.deny(
-                    "rate_limited",
-                    f"{name} is limited to {limit} calls an hour{scope}; retry in {retry} s.",
-                    retryAfterSeconds=retry,
+                    RateLimited(
+                        f"{name} is limited to {limit} calls an hour{scope}; retry in {retry} s.",
+                        retryAfterSeconds=retry,
+                    )
                 )
         return None
 
@@ -102,4 +103,4 @@ def _by_mode(name: str, rules: ToolRules, mode: Mode, actor: Actor) -> Decision:
         if actor.kind == "human":
             return Decision.allow(f"{name} needs approval in {mode} mode; a person is calling.")
         return Decision.propose(f"{name} needs a person's approval in {mode} mode.")
-    return Decision.deny("mode_forbidden", f"{name} is not allowed in {mode} mode.", mode=mode)
+    return Decision.deny(ModeForbidden(f"{name} is not allowed in {mode} mode.", mode=mode))

@@ -12,7 +12,9 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, TypeAdapter
+from pydantic import BaseModel, ConfigDict, Field, TypeAdapter, computed_field, model_validator
+
+from fruitctl.domain.errors import FruitctlError
 
 Category = Literal["read_only", "pim_write", "system_write", "network"]
 WRITE_CATEGORIES: frozenset[str] = frozenset({"pim_write", "system_write"})
@@ -66,18 +68,47 @@ class ToolDefinition(BaseModel):
 
 
 class ToolResult(BaseModel):
-    """The outcome of one call. A failure is a result (``success=False`` with a canonical
-    ``error_code``), never an exception escaping to a front door."""
+    """The outcome of one call. A failure is a result (``success=False``) carrying the error
+    itself (``failure``), never an exception escaping to a front door; each door renders that
+    error in its dialect. ``error``, ``error_code`` and ``error_details`` are the seed's plain
+    reading of it."""
+
+    model_config = ConfigDict(arbitrary_types_allowed=True, extra="forbid")
 
     tool_name: str
     success: bool
     output: Any = None
-    error: str | None = None
-    error_code: str | None = None
-    error_details: dict[str, Any] = Field(default_factory=dict)
+    failure: FruitctlError | None = Field(default=None, exclude=True)
     latency_ms: float = 0.0
     trace_id: str = ""
     metadata: dict[str, Any] = Field(default_factory=dict)
+
+    @computed_field  # type: ignore[prop-decorator]
+    @property
+    def error(self) -> str | None:
+        return self.failure.message if self.failure is not None else None
+
+    @computed_field  # type: ignore[prop-decorator]
+    @property
+    def error_code(self) -> str | None:
+        return self.failure.code if self.failure is not None else None
+
+    @computed_field  # type: ignore[prop-decorator]
+    @property
+    def error_details(self) -> dict[str, Any]:
+        return self.failure.details if self.failure is not None else {}
+
+    @model_validator(mode="after")
+    def _failed_with_its_error(self) -> ToolResult:
+        if self.success == (self.failure is not None):
+            raise ValueError("a failed result carries its error, a successful one none")
+        return self
+
+    def unwrapped(self) -> Any:
+        """The output, or the failure raised: for a door whose dialect is an exception."""
+        if self.failure is not None:
+            raise self.failure
+        return self.output
 
 
 ToolFunction = Callable[[Any, Any], Any]

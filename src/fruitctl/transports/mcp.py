@@ -196,10 +196,10 @@ def render(result: ToolResult) -> dict[str, Any]:
     """A ``tools/call`` result in wire form: exactly what a ``CallToolResult`` dumps to, built
     without the model because the SDK validates every result against the protocol version
     anyway - answering with the model would walk a 40 KB answer once more on each call."""
-    if not result.success:
-        failed = _failure(explained(result.error or "The call failed.", result.error_details))
-        code = error_table.row_of(result.error_code).code
-        failed["_meta"] = {ERROR_META: {"code": code, "retryable": error_table.retryable(code)}}
+    if result.failure is not None:
+        error = result.failure
+        failed = _failure(explained(error.message, error.details))
+        failed["_meta"] = {ERROR_META: {"code": error.code, "retryable": error.retryable}}
         return failed
     structured = result.output if isinstance(result.output, dict) else {"result": result.output}
     return {

@@ -195,9 +195,7 @@ def failed(name: str, error: FruitctlError) -> ToolResult:
     return ToolResult(
         tool_name=name,
         success=False,
-        error=error.message,
-        error_code=error.code,
-        error_details=error.details,
+        failure=error,
     )
 
 

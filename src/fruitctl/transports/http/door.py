@@ -22,7 +22,7 @@ from starlette.responses import JSONResponse, Response
 from fruitctl.domain.errors import FruitctlError, ParseError
 from fruitctl.tools.model import ToolResult
 from fruitctl.transports import strict_json
-from fruitctl.transports.http.errors import HttpProblem, error_response, from_exception
+from fruitctl.transports.http.errors import HttpProblem, from_exception
 from fruitctl.transports.http.tokens import Claims
 
 if TYPE_CHECKING:
@@ -104,11 +104,8 @@ class Door:
 
 
 def render(result: ToolResult, status: int = 200, shape: Shape | None = None) -> Response:
-    if not result.success:
-        retryable = result.metadata.get("retryable")
-        response: Response = error_response(
-            result.error_code, result.error or "", result.error_details, retryable=retryable
-        )
+    if result.failure is not None:
+        response: Response = from_exception(result.failure)
     elif result.metadata.get("pending"):
         pending = result.output
         response = Json(pending, 202, headers={"Location": f"/proposals/{pending['proposalId']}"})

@@ -35,7 +35,7 @@ from functools import partial
 from typing import Any
 
 from fruitctl import __version__
-from fruitctl.domain.errors import InvalidParams, PermissionDenied, from_code
+from fruitctl.domain.errors import InvalidParams, PermissionDenied
 from fruitctl.gateway import ACTIONS, Gateway
 from fruitctl.policy.decision import Actor, display_name
 from fruitctl.tools.model import Tool, ToolResult
@@ -131,9 +131,7 @@ async def _output_later(pending: Awaitable[ToolResult]) -> Any:
 
 def output(result: ToolResult) -> Any:
     """A call's output, or its failure raised as the domain error it was."""
-    if result.success:
-        return result.output
-    raise from_code(result.error_code, result.error or "The call failed.", **result.error_details)
+    return result.unwrapped()
 
 
 def _aliases(gateway: Gateway, taken: set[str]) -> dict[str, str]:
