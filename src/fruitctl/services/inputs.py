@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import builtins
 from collections.abc import Mapping
-from typing import Annotated, TypeVar
+from typing import Annotated, Any, TypeVar
 
 from pydantic import (
     AfterValidator,
@@ -46,6 +46,11 @@ Line = Annotated[str, _written(multiline=False)]
 """One line of text to write: a title, a checklist item, a heading."""
 Lines = Annotated[str, _written(multiline=True)]
 """Text to write that may have lines: notes."""
+
+
+CLEARED_BY_NULL: dict[str, Any] = {"x-cleared-by-null": True}
+"""``json_schema_extra`` of a field that null clears (``{"dueDate": null}``): its published
+schema admits null (``tools.catalog.seed_schemas``), where an optional field's does not."""
 
 
 class ListReference(Input):
@@ -143,10 +148,14 @@ class CreateReminders(Input):
 class ReminderUpdate(Input):
     id: str = Field(description="Reminder ID to update")
     title: str | None = Field(None, description="New title")
-    notes: str | None = Field(None, description="New notes. Set to null to clear.")
+    notes: str | None = Field(
+        None, description="New notes. Set to null to clear.", json_schema_extra=CLEARED_BY_NULL
+    )
     list: TargetList | None = Field(None, description="Move to this list")
     dueDate: str | None = Field(
-        None, description="New due date in ISO 8601 format. Set to null to clear."
+        None,
+        description="New due date in ISO 8601 format. Set to null to clear.",
+        json_schema_extra=CLEARED_BY_NULL,
     )
     priority: PriorityName | None = Field(None, description="New priority level")
     completed: bool | None = Field(None, description="Set true to complete, false to uncomplete")
@@ -154,6 +163,7 @@ class ReminderUpdate(Input):
         None,
         description="Completion date in ISO 8601 format. Set to null to uncomplete. "
         "Overrides 'completed' if both provided.",
+        json_schema_extra=CLEARED_BY_NULL,
     )
     tags: builtins.list[str] | None = Field(None, description="Replace the tags")
     flagged: bool | None = Field(None, description="Flag or unflag")
@@ -161,6 +171,7 @@ class ReminderUpdate(Input):
         None,
         description="New link (on Apple Reminders: EventKit's URL field, which the Reminders "
         "app does not show). Set to null to clear.",
+        json_schema_extra=CLEARED_BY_NULL,
     )
 
 

@@ -1,182 +1,123 @@
-"""Seed 002's input schemas for the five reminder tools, as MCP clients must see them.
+"""Seed 002's input schemas for the five reminder tools, as MCP clients must see them, generated
+from the input models (``services.inputs``): a field's type, bound, default and description are
+written there once.
 
-They follow the seed property for property (closed objects, enums, bounds, defaults). The
-departures are all additive: the GTD fields (``tags``, ``flagged``, ``url``, and
-``completedDate`` on create, which undo needs); ``offset`` and ``search`` on query; and
-``null`` admitted where the seed's own examples send it to clear a field
-(``{"dueDate": null}``), which a client validating against a plain ``"type": "string"`` would
-refuse. A test holds each schema to its pydantic model. The models also read a list given as a
-bare string as its name (``inputs.ListReference``), for agents that send one; the schemas keep
-the seed's object, as clients type what they send by it (an ``anyOf`` there makes the MCP
-Inspector send ``{"all": true}`` as a string).
+The generated schema follows the seed property for property; a test holds it to the seed's own
+published schemas (``tests/contract/seed002``). The departures are all additive: the GTD fields
+(``tags``, ``flagged``, ``url``, and ``completedDate`` on create, which undo needs); ``offset``
+and ``search`` on query; descriptions that say more than the seed's; and ``null`` admitted
+where the seed's own examples send it to clear a field (``{"dueDate": null}``), which a client
+validating against a plain ``"type": "string"`` would refuse - a field says so with
+``inputs.CLEARED_BY_NULL``.
+
+What the generator changes in pydantic's JSON Schema, and why:
+
+- an optional field (``X | None = None``) publishes ``X``, as the seed does: omitting it is how
+  a client leaves it out; its ``null`` is kept only for a field that null clears;
+- nested models are written in place (no ``$defs``), as the seed writes them, and a model's
+  docstring is not a field's description;
+- every object is closed (``additionalProperties: false``), pydantic's titles are dropped;
+- a list stays the seed's object: the models also read a bare string as its name
+  (``inputs.ListReference``), for agents that send one, but clients type what they send by the
+  schema (an ``anyOf`` there made the MCP Inspector send ``{"all": true}`` as a string).
 """
 
 from __future__ import annotations
 
 from typing import Any
 
-from fruitctl.services.inputs import SEARCH_HELP, SEARCH_MAX
+from pydantic import BaseModel
 
-PRIORITY = {"type": "string", "enum": ["none", "low", "medium", "high"]}
-TARGET_LIST = {
-    "type": "object",
-    "properties": {"name": {"type": "string"}, "id": {"type": "string"}},
-    "additionalProperties": False,
-}
-# Said wherever a reminder's link is: Apple's Reminders app neither shows nor fills this field.
-HIDDEN_URL = "on Apple Reminders: EventKit's URL field, which the Reminders app does not show"
-TAGS = {"type": "array", "items": {"type": "string"}, "description": "Tags, e.g. ['@calls']"}
+from fruitctl.services.inputs import (
+    CLEARED_BY_NULL,
+    CreateReminders,
+    DeleteReminders,
+    GetLists,
+    QueryReminders,
+    UpdateReminders,
+)
 
-QUERY_REMINDERS: dict[str, Any] = {
-    "type": "object",
-    "properties": {
-        "list": {
-            "type": "object",
-            "description": "Which list to search. Omit for default list only.",
-            "properties": {
-                "name": {"type": "string", "description": "List name (case-insensitive match)"},
-                "id": {"type": "string", "description": "Exact list ID"},
-                "all": {"type": "boolean", "description": "Set true to search all lists"},
-            },
-            "additionalProperties": False,
-        },
-        "status": {
-            "type": "string",
-            "enum": ["incomplete", "completed", "all"],
-            "default": "incomplete",
-            "description": "Filter by completion status",
-        },
-        "sortBy": {
-            "type": "string",
-            "enum": ["newest", "oldest", "priority", "dueDate"],
-            "default": "newest",
-            "description": "Sort order. Ignored if 'query' includes sorting.",
-        },
-        "query": {
-            "type": "string",
-            "description": "JMESPath expression for advanced filtering/projection. "
-            "Applied after list and status filters.",
-        },
-        "search": {
-            "type": "string",
-            "minLength": 1,
-            "maxLength": SEARCH_MAX,
-            "description": SEARCH_HELP,
-        },
-        "limit": {
-            "type": "integer",
-            "minimum": 1,
-            "maximum": 200,
-            "default": 50,
-            "description": "Maximum results to return",
-        },
-        "offset": {
-            "type": "integer",
-            "minimum": 0,
-            "maximum": 1_000_000,
-            "default": 0,
-            "description": "Results to skip before 'limit' counts: page past 200 with offset "
-            "200, 400...",
-        },
-    },
-    "additionalProperties": False,
-}
+# The order the seed writes a property's keys in, so that the schema reads like the seed's.
+KEY_ORDER = (
+    "type",
+    "required",
+    "enum",
+    "minLength",
+    "maxLength",
+    "minimum",
+    "maximum",
+    "minItems",
+    "maxItems",
+    "default",
+    "items",
+    "description",
+    "properties",
+    "additionalProperties",
+)
+(_CLEARS,) = CLEARED_BY_NULL  # the one key that marks it
 
-GET_LISTS: dict[str, Any] = {"type": "object", "properties": {}, "additionalProperties": False}
 
-CREATE_REMINDERS: dict[str, Any] = {
-    "type": "object",
-    "required": ["reminders"],
-    "properties": {
-        "reminders": {
-            "type": "array",
-            "minItems": 1,
-            "items": {
-                "type": "object",
-                "required": ["title"],
-                "properties": {
-                    "title": {"type": "string", "description": "Reminder title"},
-                    "notes": {"type": "string", "description": "Reminder notes/body text"},
-                    "list": {
-                        **TARGET_LIST,
-                        "description": "Target list. Uses default list if omitted.",
-                    },
-                    "dueDate": {"type": "string", "description": "Due date in ISO 8601 format"},
-                    "priority": {**PRIORITY, "description": "Priority level"},
-                    "tags": TAGS,
-                    "flagged": {"type": "boolean", "description": "Flag the reminder"},
-                    "url": {
-                        "type": "string",
-                        "description": f"A link kept with the reminder ({HIDDEN_URL})",
-                    },
-                    "completedDate": {
-                        "type": "string",
-                        "description": "Create it already completed at this ISO 8601 time",
-                    },
-                },
-                "additionalProperties": False,
-            },
-        }
-    },
-    "additionalProperties": False,
-}
+def published(model: type[BaseModel]) -> dict[str, Any]:
+    """The input schema a client sees for ``model``: see the module's docstring."""
+    schema = model.model_json_schema()
+    definitions = schema.pop("$defs", {})
+    return _object(schema, definitions)
 
-UPDATE_REMINDERS: dict[str, Any] = {
-    "type": "object",
-    "required": ["reminders"],
-    "properties": {
-        "reminders": {
-            "type": "array",
-            "minItems": 1,
-            "items": {
-                "type": "object",
-                "required": ["id"],
-                "properties": {
-                    "id": {"type": "string", "description": "Reminder ID to update"},
-                    "title": {"type": "string", "description": "New title"},
-                    "notes": {
-                        "type": ["string", "null"],
-                        "description": "New notes. Set to null to clear.",
-                    },
-                    "list": {**TARGET_LIST, "description": "Move to this list"},
-                    "dueDate": {
-                        "type": ["string", "null"],
-                        "description": "New due date in ISO 8601 format. Set to null to clear.",
-                    },
-                    "priority": {**PRIORITY, "description": "New priority level"},
-                    "completed": {
-                        "type": "boolean",
-                        "description": "Set true to complete, false to uncomplete",
-                    },
-                    "completedDate": {
-                        "type": ["string", "null"],
-                        "description": "Completion date in ISO 8601 format. Set to null to "
-                        "uncomplete. Overrides 'completed' if both provided.",
-                    },
-                    "tags": {**TAGS, "description": "Replace the tags"},
-                    "flagged": {"type": "boolean", "description": "Flag or unflag"},
-                    "url": {
-                        "type": ["string", "null"],
-                        "description": f"New link ({HIDDEN_URL}). Set to null to clear.",
-                    },
-                },
-                "additionalProperties": False,
-            },
-        }
-    },
-    "additionalProperties": False,
-}
 
-DELETE_REMINDERS: dict[str, Any] = {
-    "type": "object",
-    "required": ["ids"],
-    "properties": {
-        "ids": {
-            "type": "array",
-            "minItems": 1,
-            "items": {"type": "string"},
-            "description": "Array of reminder IDs to delete",
-        }
-    },
-    "additionalProperties": False,
-}
+def _property(node: dict[str, Any], definitions: dict[str, Any]) -> dict[str, Any]:
+    node = dict(node)
+    clears = node.pop(_CLEARS, False)
+    node.pop("title", None)
+    if node.get("default", ...) is None:
+        del node["default"]
+    options = node.pop("anyOf", None)
+    if options is not None:
+        node = {**_optional(options, clears), **node}
+    if "$ref" in node:
+        node = {**_referenced(node.pop("$ref"), definitions), **node}
+    if "items" in node:
+        node["items"] = _property(node["items"], definitions)
+    if node.get("type") == "object":
+        return _object(node, definitions)
+    return _ordered(node)
+
+
+def _optional(options: list[dict[str, Any]], clears: bool) -> dict[str, Any]:
+    """``X | None``: ``X`` alone, or with ``null`` in its type for a field null clears."""
+    given = [option for option in options if option != {"type": "null"}]
+    if len(given) != 1:
+        raise ValueError(f"a published schema takes one type or null, not {options}")
+    (kept,) = given
+    if clears:
+        return {**kept, "type": [kept["type"], "null"]}
+    return kept
+
+
+def _referenced(ref: str, definitions: dict[str, Any]) -> dict[str, Any]:
+    """A nested model, written in place; its docstring is not the field's description."""
+    found = dict(definitions[ref.removeprefix("#/$defs/")])
+    found.pop("description", None)
+    return found
+
+
+def _object(node: dict[str, Any], definitions: dict[str, Any]) -> dict[str, Any]:
+    node = {key: value for key, value in node.items() if key != "title"}
+    node["properties"] = {
+        name: _property(field, definitions) for name, field in node.get("properties", {}).items()
+    }
+    node["additionalProperties"] = False
+    return _ordered(node)
+
+
+def _ordered(node: dict[str, Any]) -> dict[str, Any]:
+    unknown = set(node) - set(KEY_ORDER)
+    if unknown:  # a keyword the seed never uses: say so rather than publish it unread
+        raise ValueError(f"a published schema has no place for {sorted(unknown)}")
+    return {key: node[key] for key in KEY_ORDER if key in node}
+
+
+QUERY_REMINDERS = published(QueryReminders)
+GET_LISTS = published(GetLists)
+CREATE_REMINDERS = published(CreateReminders)
+UPDATE_REMINDERS = published(UpdateReminders)
+DELETE_REMINDERS = published(DeleteReminders)
