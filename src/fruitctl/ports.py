@@ -231,7 +231,7 @@ class NewToDo:
     title: str
     notes: str | None = None
     when: str | None = None
-    """today, tomorrow, evening, anytime, someday or YYYY-MM-DD."""
+    """A word of ``domain.things.WHEN_WORDS`` or YYYY-MM-DD."""
     deadline: date | None = None
     tags: tuple[str, ...] = ()
     checklist: tuple[str, ...] = ()

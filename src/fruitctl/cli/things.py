@@ -10,12 +10,13 @@ from rich.text import Text
 from fruitctl.cli.app import JsonOption, client
 from fruitctl.cli.output import is_pending, out, run, show_pending, show_table
 from fruitctl.domain.errors import Unsupported
+from fruitctl.domain.things import WHEN
 
 things_app = typer.Typer(
     help="Things 3: list, get, create, update and complete to-dos; projects, areas and tags.",
     no_args_is_help=True,
 )
-WHEN_HELP = "today, tomorrow, evening, anytime, someday or YYYY-MM-DD."
+WHEN_HELP = f"{WHEN}."
 TodoId = Annotated[str, typer.Argument(help="To-do id.", show_default=False)]
 
 VIEW_HELP = "inbox, today, upcoming, anytime, someday or logbook (default: all but the logbook)."

@@ -8,13 +8,19 @@ never as midnight. Moments (created, modified, completed) are date-times with th
 from __future__ import annotations
 
 from datetime import date
-from typing import Any, Literal
+from typing import Any, Literal, get_args
 
 from pydantic import BaseModel, ConfigDict
 
 ThingsView = Literal["inbox", "today", "upcoming", "anytime", "someday", "logbook"]
-VIEWS: tuple[ThingsView, ...] = ("inbox", "today", "upcoming", "anytime", "someday", "logbook")
+VIEWS: tuple[ThingsView, ...] = get_args(ThingsView)
 ToDoStatus = Literal["open", "completed", "canceled"]
+
+WhenWord = Literal["today", "tomorrow", "evening", "anytime", "someday"]
+"""What Things schedules a to-do or project by (its URL scheme's ``when``), besides a date."""
+WHEN_WORDS: tuple[WhenWord, ...] = get_args(WhenWord)
+WHEN = f"{', '.join(WHEN_WORDS)}, or a date YYYY-MM-DD"
+"""The whole vocabulary of ``when``, in words: every description, help and error says this."""
 
 
 def unpack_date(packed: int | None) -> date | None:

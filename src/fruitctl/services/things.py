@@ -12,7 +12,7 @@ from datetime import date
 from typing import Any, Protocol
 
 from fruitctl.domain.errors import InvalidParams, NotFound, Unsupported
-from fruitctl.domain.things import VIEWS, ThingsView, ToDo
+from fruitctl.domain.things import VIEWS, WHEN, WHEN_WORDS, ThingsView, ToDo
 from fruitctl.ports import (
     NewProject,
     NewToDo,
@@ -25,7 +25,6 @@ from fruitctl.ports import (
 )
 from fruitctl.services.inputs import parse as parse_input
 from fruitctl.services.things_inputs import (
-    WHEN,
     CompleteToDo,
     CreateProject,
     CreateToDo,
@@ -330,7 +329,7 @@ def _one_line(field: str, text: str) -> str:
 
 
 def _when(text: str | None) -> str | None:
-    if text is None or text in ("today", "tomorrow", "evening", "anytime", "someday"):
+    if text is None or text in WHEN_WORDS:
         return text
     _date("when", text)
     return text

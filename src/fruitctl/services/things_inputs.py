@@ -2,10 +2,11 @@
 
 from __future__ import annotations
 
-from typing import Annotated, Literal
+from typing import Annotated
 
 from pydantic import Field
 
+from fruitctl.domain.things import WHEN, ThingsView, ToDoStatus
 from fruitctl.services.inputs import Input, Line, Lines
 
 # Things' own limits (Cultured Code, "Things URL Scheme"): past them Things cuts or drops the
@@ -21,7 +22,7 @@ ShortLine = Annotated[Line, Field(max_length=STRING_MAX)]
 
 
 class QueryToDos(Input):
-    view: Literal["inbox", "today", "upcoming", "anytime", "someday", "logbook"] | None = Field(
+    view: ThingsView | None = Field(
         None, description="Where the Things app shows them; default every view but the Logbook"
     )
     project: Text | None = Field(None, description="Only this project (name, any case, or id)")
@@ -36,9 +37,6 @@ class GetToDo(Input):
 
 class NoArgs(Input):
     pass
-
-
-WHEN = "today, tomorrow, evening, anytime, someday, or a date YYYY-MM-DD"
 
 
 class CreateToDo(Input):
@@ -93,9 +91,7 @@ class UpdateProject(Input):
     when: str | None = Field(None, description=f"Reschedule: {WHEN}")
     deadline: str | None = Field(None, description="New deadline YYYY-MM-DD ('' clears)")
     tags: list[Text] | None = Field(None, description="The tags it has afterwards")
-    status: Literal["open", "completed", "canceled"] | None = Field(
-        None, description="Complete, cancel or reopen the project"
-    )
+    status: ToDoStatus | None = Field(None, description="Complete, cancel or reopen the project")
 
 
 class CompleteToDo(Input):
