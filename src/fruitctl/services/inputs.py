@@ -48,7 +48,8 @@ Lines = Annotated[str, _written(multiline=True)]
 """Text to write that may have lines: notes."""
 
 
-CLEARED_BY_NULL: dict[str, Any] = {"x-cleared-by-null": True}
+CLEARS = "x-cleared-by-null"
+CLEARED_BY_NULL: dict[str, Any] = {CLEARS: True}
 """``json_schema_extra`` of a field that null clears (``{"dueDate": null}``): its published
 schema admits null (``tools.catalog.seed_schemas``), where an optional field's does not."""
 

@@ -29,7 +29,7 @@ from typing import Any
 from pydantic import BaseModel
 
 from fruitctl.services.inputs import (
-    CLEARED_BY_NULL,
+    CLEARS,
     CreateReminders,
     DeleteReminders,
     GetLists,
@@ -54,7 +54,6 @@ KEY_ORDER = (
     "properties",
     "additionalProperties",
 )
-(_CLEARS,) = CLEARED_BY_NULL  # the one key that marks it
 
 
 def published(model: type[BaseModel]) -> dict[str, Any]:
@@ -66,7 +65,7 @@ def published(model: type[BaseModel]) -> dict[str, Any]:
 
 def _property(node: dict[str, Any], definitions: dict[str, Any]) -> dict[str, Any]:
     node = dict(node)
-    clears = node.pop(_CLEARS, False)
+    clears = node.pop(CLEARS, False)
     node.pop("title", None)
     if node.get("default", ...) is None:
         del node["default"]
