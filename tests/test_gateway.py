@@ -254,15 +254,16 @@ def test_paths_outside_the_roots_are_denied_before_running(app: bootstrap.App, h
     assert secret.error_code == "permission_denied"
 
 
-def test_an_inline_read_runs_on_the_callers_thread_and_others_on_the_pool(
-    custom: Gateway, app: bootstrap.App
-) -> None:
-    here = threading.current_thread().name
-    assert custom.invoke("where", {}, AGENT, inline=True).output == here
+def test_where_a_read_runs_depends_on_who_asks(custom: Gateway, app: bootstrap.App) -> None:
+    # A caller's own thread (the CLI) is never abandoned: its read runs on a gateway worker,
+    # under the deadline. A door's thread is let go at the deadline: its read runs right there.
     assert custom.invoke("where", {}, AGENT).output.startswith("fruitctl-tool")
-    # A write never runs inline: it still goes through approvals (here: a proposal).
-    proposed = app.gateway.invoke(
-        "create_reminders", {"reminders": [{"title": "x"}]}, AGENT, inline=True
+    from_a_door = asyncio.run(custom.ainvoke("where", {}, AGENT))
+    assert not from_a_door.output.startswith("fruitctl-tool")
+    assert from_a_door.output != threading.current_thread().name
+    # A write never runs on the door's thread: it still goes through approvals (a proposal).
+    proposed = asyncio.run(
+        app.gateway.ainvoke("create_reminders", {"reminders": [{"title": "x"}]}, AGENT)
     )
     assert proposed.output["status"] == "pending"
 

@@ -227,12 +227,10 @@ class App:
         gateway = Gateway(registry, policy, context, log, recorder, _run_in_child)
         ttl = self.config.settings.approvals.ttl_hours * 3600
         proposals = ProposalStore(self.ledger, self.audit)
-        gateway.approvals = Approvals(
-            proposals, registry, context, gateway.run_here, ttl, within=gateway.run_write
-        )
+        gateway.approvals = Approvals(proposals, registry, context, ttl)
         gateway.approvals.page_base = self.config.settings.http.public_url or None
         self._closers.append(gateway.close)
-        _recover(gateway.approvals, log)
+        _recover(gateway, log)
         return gateway
 
     remote: Any = None
@@ -369,12 +367,12 @@ def build(config: Config | None = None) -> App:
     )
 
 
-def _recover(approvals: Approvals, log: telemetry.EventLog) -> None:
+def _recover(gateway: Gateway, log: telemetry.EventLog) -> None:
     """Finish what a killed process left half-approved - when the store lets us now. A store
     another process is writing, or one that cannot be written, is left for a later start:
     recovery never stops a command (reading proposals, above all) from running."""
     try:
-        recovered = approvals.recover()
+        recovered = gateway.recover()
     except (StoreBusy, StorageFault) as exc:
         log.warning("recovery_skipped", error_code=exc.code, reason=exc.message)
         return

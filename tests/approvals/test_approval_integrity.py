@@ -183,7 +183,7 @@ def test_only_the_gateway_decides(app: bootstrap.App) -> None:
     )
     for decision in (denied, refusal):  # neither a proposal's verdict nor a denial runs it
         with pytest.raises(PermissionDenied, match="cannot run"):
-            app.approvals.approve(pending["proposalId"], PERSON, decision)
+            app.approvals.take(pending["proposalId"], PERSON, decision)
     with pytest.raises(ModeForbidden):
         app.gateway.decide(pending["proposalId"], "approve", PERSON)
     assert titles(app) == []

@@ -7,17 +7,19 @@ FAILED), executed exactly once, each step in one transaction with its audit row 
   that changed before execution, the proposal fails with ``conflict`` and the differences.
 - **Exactly once.** Execution runs under ``domain.writes.writing(proposal_id)``: each backend
   write records its token with the write itself. A process killed while executing leaves the
-  proposal APPROVED with a dead owner; ``recover()`` runs it again, which replays what was done
-  and does the rest - never twice. Killed before verifying, it simply becomes PENDING again.
+  proposal APPROVED with a dead owner; ``recoverable()`` hands it to the gateway to run again,
+  which replays what was done and does the rest - never twice. Killed before verifying, it
+  simply becomes PENDING again.
 - **Direct writes** (allowed without approval) take the same path, already approved, so they are
   exactly-once, audited, idempotent by key, and can be undone like any proposal.
 - **Decided through the gateway.** ``Gateway.decide`` has the policy judge again before it calls
-  ``approve`` (which takes that allowing ``Decision``); a refusal is ``hold``: the proposal stays
+  ``take`` (which takes that allowing ``Decision``); a refusal is ``hold``: the proposal stays
   PENDING with the reason. No front door calls this engine to decide.
-- **Never failed while it may land.** An execution runs whole on a worker (``within``: the
-  gateway's ``run_write``); one still running at its deadline is answered ``outcome_unknown``
-  and noted so in the audit, and the worker records its true end (EXECUTED or FAILED) - or,
-  if the process dies first, ``recover()`` replays it on the next start.
+- **Files, claims, verifies, finishes; never runs a tool.** The gateway runs a taken proposal's
+  tool (``Gateway``'s one call pipeline) and hands its ending back here: ``finished`` (EXECUTED,
+  or FAILED when nothing changed), ``failed``, or ``unknown`` for one still running at its
+  deadline, whose worker then records its true end - or, if the process dies first,
+  ``recoverable()`` hands it back for the next start to replay.
 - **Nothing changed is not a success.** An execution whose every item failed (the seed's
   partial-failure answer with nothing done) ends FAILED with the reasons.
 """
@@ -28,7 +30,6 @@ import contextlib
 import hashlib
 import secrets
 import time
-from collections.abc import Callable
 from typing import Any, cast
 
 from pydantic import BaseModel
@@ -47,24 +48,12 @@ from fruitctl.domain.errors import (
     ProposalNotFound,
     StorageFault,
     StoreBusy,
-    Timeout,
     from_code,
 )
-from fruitctl.domain.writes import writing
 from fruitctl.policy.decision import Actor, Decision, identity_of
 from fruitctl.tools.context import ToolContext
 from fruitctl.tools.model import Change, Tool
 from fruitctl.tools.registry import ToolRegistry
-
-Runner = Callable[[Tool, BaseModel], Any]
-Within = Callable[[Tool, Callable[[], Proposal], str, float | None], Proposal]
-"""Runs one execution (``tool``, the work, the proposal id, a door's limit) under its deadline."""
-
-
-def _at_once(
-    tool: Tool, execution: Callable[[], Proposal], proposal_id: str, limit: float | None
-) -> Proposal:
-    return execution()
 
 
 class Approvals:
@@ -73,15 +62,11 @@ class Approvals:
         store: ProposalStore,
         registry: ToolRegistry,
         context: ToolContext,
-        run: Runner,
         ttl_seconds: float,
-        within: Within = _at_once,
     ) -> None:
         self._store = store
         self._registry = registry
         self._context = context
-        self._run = run
-        self._within = within
         self._ttl = ttl_seconds
         self._me = owners.of_this_process()
 
@@ -112,7 +97,7 @@ class Approvals:
         filed = self._file(tool, args, actor, key, trace_id=trace_id, undo_of=undo_of)
         return views.pending(filed, self.page_url(filed.id))
 
-    def execute_direct(
+    def file_direct(
         self,
         tool: Tool,
         args: BaseModel,
@@ -120,15 +105,15 @@ class Approvals:
         key: str | None = None,
         *,
         trace_id: str | None = None,
-        limit: float | None = None,
-    ) -> Any:
-        """A write the policy allows: recorded as an approved proposal and executed at once
-        (within a door's ``limit``, if any). Its answer is the tool's own, a batch with failed
-        items included."""
-        filed = self._file(tool, args, actor, key, trace_id=trace_id, approved=True)
-        if filed.status != "APPROVED" or filed.owner != self._me:  # an idempotent repeat
-            return self._outcome(filed)
-        return self._outcome(self._run_within(filed, limit))
+    ) -> Proposal:
+        """A write the policy allows, recorded as a proposal approved already: for the gateway
+        to run when ``runs_here`` says so, else (an idempotent repeat) settled by ``outcome``."""
+        return self._file(tool, args, actor, key, trace_id=trace_id, approved=True)
+
+    def runs_here(self, filed: Proposal) -> bool:
+        """Whether this process is to run ``filed`` now: approved, and taken by this process
+        (not a repeat of one filed earlier under the same idempotency key)."""
+        return filed.status == "APPROVED" and filed.owner == self._me
 
     def _file(
         self,
@@ -211,18 +196,15 @@ class Approvals:
         self.expire_due()
         return self._store.pending(proposal_id)
 
-    def approve(self, proposal_id: str, actor: Actor, allowed: Decision) -> dict[str, Any]:
-        """Take and execute a proposal the policy has just allowed for ``actor`` (``allowed``:
-        that decision). Raises its error if it fails, or if it changed nothing."""
+    def take(self, proposal_id: str, actor: Actor, allowed: Decision) -> Proposal:
+        """Claim a proposal the policy has just allowed for ``actor`` (``allowed``: that
+        decision) and verify its target is as it was filed: the proposal for the gateway to
+        run. A conflict ends it FAILED and raises."""
         if allowed.verdict != "allow":
             raise PermissionDenied(f"Proposal {proposal_id} cannot run: {allowed.reason}")
         _person(actor, "approve")
         self.expire_due()
-        taken = self._store.take(proposal_id, actor.label, self._me)
-        done = self._run_within(self._verify(taken))
-        if done.status == "FAILED":
-            raise _error_of(done)
-        return self._view(done)
+        return self._verify(self._store.take(proposal_id, actor.label, self._me))
 
     def hold(self, proposal_id: str, actor: Actor, refused: Decision) -> None:
         """An approval the policy refused. The proposal stays PENDING with the reason: what
@@ -262,25 +244,19 @@ class Approvals:
         with contextlib.suppress(StoreBusy, StorageFault):
             self.expire_due()
 
-    def recover(self) -> list[str]:
-        """Finish what a killed process left APPROVED (replaying its recorded writes), or
-        return it to PENDING if it had not been verified - so nothing runs twice."""
-        recovered = []
+    def recoverable(self) -> list[Proposal]:
+        """What a killed process left APPROVED: one it had not verified goes back to PENDING;
+        one it was executing is taken over by this process and returned, for the gateway to
+        run again (its recorded writes replay, the rest run) - so nothing runs twice."""
+        taken = []
         for stuck in self._store.approved():
             if stuck.owner is None or not owners.is_dead(stuck.owner):
                 continue
-            if self._take_over(stuck):
-                recovered.append(stuck.id)
-        return recovered
-
-    def _take_over(self, stuck: Proposal) -> bool:
-        if not stuck.verified:
-            return self._store.release(stuck)
-        if not self._store.take_over(stuck, self._me):
-            return False
-        with contextlib.suppress(FruitctlError):  # a failure is recorded as FAILED
-            self._execute(self._store.get(stuck.id))
-        return True
+            if not stuck.verified:
+                self._store.release(stuck)
+            elif self._store.take_over(stuck, self._me):
+                taken.append(self._store.get(stuck.id))
+        return taken
 
     # -- execution -----------------------------------------------------------------------------
 
@@ -297,30 +273,9 @@ class Approvals:
             raise error
         return self._store.verified(taken.id)
 
-    def _run_within(self, approved: Proposal, limit: float | None = None) -> Proposal:
-        """``_execute`` under its deadline; past it, the audit says the outcome is unknown
-        (the proposal stays APPROVED until the execution records how it ended). One that never
-        started (``Timeout``) ends FAILED: nothing ran, nothing will."""
-        tool = self._tool(approved.tool)
-        try:
-            return self._within(tool, lambda: self._execute(approved), approved.id, limit)
-        except OutcomeUnknown as exc:
-            self._store.unknown(approved, exc.to_dict())
-            raise
-        except Timeout as exc:  # a no-op if the execution ran and ended itself
-            self._store.finish(approved, "FAILED", error=exc.to_dict())
-            raise
-
-    def _execute(self, approved: Proposal) -> Proposal:
-        tool = self._tool(approved.tool)
-        try:
-            with writing(approved.id):
-                output = self._run(tool, tool.parse(approved.args))
-        except OutcomeUnknown:  # it may have landed: stays APPROVED (noted by _run_within)
-            raise
-        except FruitctlError as exc:
-            self._store.finish(approved, "FAILED", error=exc.to_dict())
-            raise
+    def finished(self, approved: Proposal, output: Any) -> Proposal:
+        """The tool ran: EXECUTED with its answer and undo - or FAILED, with the reasons, when
+        its answer is a batch in which nothing changed."""
         failed = _nothing_done(output)
         if failed is not None:
             reasons = " ".join(dict.fromkeys(str(item.get("error")) for item in failed))
@@ -330,13 +285,22 @@ class Approvals:
         inverse = change.inverse(approved.args, approved.before, output)
         return self._store.finish(approved, "EXECUTED", result=output, inverse=inverse)
 
-    # -- helpers -------------------------------------------------------------------------------
+    def failed(self, approved: Proposal, error: FruitctlError) -> None:
+        """The tool failed, or never started (a no-op if its execution ended itself)."""
+        self._store.finish(approved, "FAILED", error=error.to_dict())
 
-    def _tool(self, name: str) -> Tool:
-        tool = self._registry.get(name)
-        if tool is None:
-            raise InvalidParams(f"Proposal tool '{name}' is not registered.")
-        return tool
+    def unknown(self, approved: Proposal, error: OutcomeUnknown) -> None:
+        """Its deadline passed while it ran: the audit says the outcome is unknown, and the
+        proposal stays APPROVED until the execution records how it ended."""
+        self._store.unknown(approved, error.to_dict())
+
+    def settled(self, done: Proposal) -> dict[str, Any]:
+        """An approved proposal as it ended: its view, or the error it failed with."""
+        if done.status == "FAILED":
+            raise _error_of(done)
+        return self._view(done)
+
+    # -- helpers -------------------------------------------------------------------------------
 
     def _view(self, proposal: Proposal) -> dict[str, Any]:
         return views.proposal(proposal, self._change(proposal.tool))
@@ -345,7 +309,7 @@ class Approvals:
         tool = self._registry.get(name)
         return tool.change if tool is not None and tool.change else unknown_change(name)
 
-    def _outcome(self, proposal: Proposal) -> Any:
+    def outcome(self, proposal: Proposal) -> Any:
         """What a direct write answers: its result (a batch that failed item by item keeps
         the tool's own answer), or the error it failed with."""
         if proposal.status == "FAILED" and proposal.result is None:

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import itertools
 import threading
+import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 from contextvars import ContextVar
@@ -30,9 +31,12 @@ _current: ContextVar[tuple[str, itertools.count[int]] | None] = ContextVar(
 class Gate:
     """One execution's line between preparing a write and making it: either the write passes
     first (and then runs to completion) or the caller closes it first (and the write stops at
-    it, having changed nothing) - never both."""
+    it, having changed nothing) - never both. ``deadline`` (``time.monotonic()``) is when the
+    caller answers: a write that waits on something after its change (Things, watching its
+    database for the change to show) stops waiting in time to answer itself (``remaining``)."""
 
-    def __init__(self) -> None:
+    def __init__(self, deadline: float | None = None) -> None:
+        self.deadline = deadline
         self._lock = threading.Lock()
         self._passed = False
         self._closed = False
@@ -59,6 +63,14 @@ def entering() -> None:
     gate = _gate.get()
     if gate is not None:
         gate.enter()
+
+
+def remaining() -> float | None:
+    """Seconds until the running write's caller answers, or None without a deadline."""
+    gate = _gate.get()
+    if gate is None or gate.deadline is None:
+        return None
+    return max(0.0, gate.deadline - time.monotonic())
 
 
 @contextmanager

@@ -144,7 +144,8 @@ class ThingsService:
         ]
         if lost:
             result["confirmed"] = False
-            why = f"not seen in Things within {self._confirm_seconds:g} s"
+            waited = max(s.waited for s in sent if not s.confirmed)
+            why = f"not seen in Things within {_seconds(waited)} s"
             result["message"] = (
                 f"Sent {len(sent)} to-dos to Things; {', '.join(lost)} {why}. "
                 "Check Things before sending them again."
@@ -303,23 +304,28 @@ def _outcome(sent: Sent, what: str, seconds: float) -> dict[str, Any]:
     done."""
     if sent.confirmed and sent.todo is not None:
         return {"status": "confirmed", "todo": sent.todo.to_wire()}
-    why = f"not seen in Things within {seconds:g} s" if seconds else "confirmation is off"
-    return {
-        "status": "sent",
-        "confirmed": False,
-        "message": f"Sent {what} to Things; {why}. Check Things before sending it again.",
-    }
+    return _unconfirmed(what, seconds, sent.waited)
 
 
 def _project_outcome(sent: SentProject, what: str, seconds: float) -> dict[str, Any]:
     if sent.confirmed and sent.project is not None:
         return {"status": "confirmed", "project": sent.project.to_wire()}
-    why = f"not seen in Things within {seconds:g} s" if seconds else "confirmation is off"
+    return _unconfirmed(what, seconds, sent.waited)
+
+
+def _unconfirmed(what: str, seconds: float, waited: float) -> dict[str, Any]:
+    """A write sent and not seen: never reported done. ``waited`` may be under ``seconds``
+    when the call had to answer sooner (its deadline)."""
+    why = f"not seen in Things within {_seconds(waited)} s" if seconds else "confirmation is off"
     return {
         "status": "sent",
         "confirmed": False,
         "message": f"Sent {what} to Things; {why}. Check Things before sending it again.",
     }
+
+
+def _seconds(waited: float) -> str:
+    return f"{round(waited, 1):g}"
 
 
 def _one_line(field: str, text: str) -> str:

@@ -1,2 +1,2 @@
 """Front doors other than the CLI: each parses its wire format and calls the gateway
-(``Gateway.answer`` / ``ainvoke`` on an event loop, ``invoke`` elsewhere)."""
+(``Gateway.ainvoke`` on an event loop, ``invoke`` elsewhere)."""

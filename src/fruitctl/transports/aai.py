@@ -5,7 +5,7 @@ Request ``{"version": "1.0", "tool", "params", "request_id"}``; answer
 {"code", "message", "retryable"}}`` with the table's AAI name of the code (upper snake case,
 ``LIST_NOT_ALLOWED``; ``domain.error_table``). A line that is not JSON, or an envelope missing a
 field, is ``INVALID_REQUEST``. Tools are the registry's, called through the gateway like everywhere
-(``Gateway.answer`` on the socket).
+(``Gateway.answer_now`` or ``ainvoke_off_loop`` on the socket).
 
 The descriptor is generated from the registry: every tool's input schema as ``parameters``, and a
 ``returns`` schema from the tool function's return type (plus the pending-proposal shape for
@@ -14,7 +14,6 @@ writes, which a person may have to approve first).
 
 from __future__ import annotations
 
-import inspect
 import json
 import re
 import sys
@@ -34,10 +33,10 @@ from fruitctl.domain.errors import (
 from fruitctl.gateway import Gateway
 from fruitctl.policy.decision import Actor
 from fruitctl.private import make_dirs, write_private
-from fruitctl.tools.model import Tool
+from fruitctl.tools.model import Tool, ToolResult
 from fruitctl.transports import strict_json
 from fruitctl.transports.rpc.jsonrpc import Session
-from fruitctl.transports.rpc.methods import invoke, output
+from fruitctl.transports.rpc.methods import output
 
 VERSION = "1.0"
 ENVELOPE_KEYS = frozenset({"tool", "version", "request_id", "params"})
@@ -80,19 +79,23 @@ class AaiDoor:
     ) -> dict[str, Any] | Awaitable[dict[str, Any]]:
         try:
             tool, params, request_id = parse_request(message)
-            found = invoke(self._gateway, tool, params, session.actor, limit=self._limit)
         except Exception as exc:
             return _failed(_request_id(message), exc)
-        if inspect.isawaitable(found):
-            return _later(found, request_id)
-        return success(request_id, found)
+        now = self._gateway.answer_now(tool, params, session.actor)
+        if now is not None:
+            return _answered(now, request_id)
+        later = self._gateway.ainvoke_off_loop(tool, params, session.actor, limit=self._limit)
+        return _later(later, request_id)
 
 
-async def _later(pending: Awaitable[Any], request_id: str) -> dict[str, Any]:
-    try:
-        return success(request_id, await pending)
-    except Exception as exc:
-        return _failed(request_id, exc)
+async def _later(pending: Awaitable[ToolResult], request_id: str) -> dict[str, Any]:
+    return _answered(await pending, request_id)
+
+
+def _answered(result: ToolResult, request_id: str) -> dict[str, Any]:
+    if result.failure is not None:
+        return failure(request_id, result.failure)
+    return success(request_id, result.output)
 
 
 def _failed(request_id: str | None, exc: Exception) -> dict[str, Any]:

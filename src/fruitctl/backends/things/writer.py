@@ -29,6 +29,7 @@ from fruitctl.backends.things.urls import Command, Secret, Value, things_url
 from fruitctl.backends.things.watch import holds, moved, same
 from fruitctl.domain.errors import BackendUnavailable, Unsupported
 from fruitctl.domain.things import Project, ToDo
+from fruitctl.domain.writes import remaining
 from fruitctl.ports import (
     NewProject,
     NewToDo,
@@ -40,6 +41,7 @@ from fruitctl.ports import (
 
 LAUNCH_SECONDS = 15.0
 POLL_SECONDS = 0.1
+ANSWER_SECONDS = 1.0  # kept from a call's deadline for reading the to-do back and answering
 SLACK_SECONDS = 2.0  # clocks of one machine; Things stamps creation with whole seconds
 NOT_ON_THIS_SYSTEM = (
     "Writing to Things needs its URL scheme, which only a Mac with Things 3 has: set "
@@ -252,15 +254,20 @@ class ThingsWriter:
         return Sent(seen[0], True, waited, names) if seen else Sent(None, False, waited, names)
 
     def _wait(self, done: Callable[[], bool]) -> float:
-        """Poll ``done`` until it holds or ``confirm_seconds`` pass; the seconds waited. A read
-        that fails while Things writes is one more poll: the write was sent, and an error now
-        would invite sending it again."""
+        """Poll ``done`` until it holds or ``confirm_seconds`` pass - fewer when the call must
+        answer sooner (``remaining``: its deadline, less the time to answer); the seconds
+        waited. A read that fails while Things writes is one more poll: the write was sent,
+        and an error now would invite sending it again."""
         started = self._clock()
+        budget = self._confirm
+        left = remaining()
+        if left is not None:
+            budget = min(budget, max(0.0, left - ANSWER_SECONDS))
         while True:
             if _quietly(done):
                 return round(self._clock() - started, 3)
             waited = round(self._clock() - started, 3)
-            if waited >= self._confirm:
+            if waited >= budget:
                 return waited
             self._sleep(POLL_SECONDS)
 

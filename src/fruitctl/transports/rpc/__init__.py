@@ -1,5 +1,5 @@
 """The socket front door (seeds 000 and 004): newline-delimited JSON-RPC 2.0 and AAI envelopes
-on a Unix socket, every call through ``Gateway.answer``.
+on a Unix socket, every call through ``Gateway.answer_now`` or ``ainvoke_off_loop``.
 
 - ``jsonrpc``: one line in, one line (or nothing) out; envelopes, batches, notifications, and the
   one mapping from domain errors to JSON-RPC error objects.

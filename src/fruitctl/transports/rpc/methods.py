@@ -21,16 +21,15 @@
 - ``proposals.decide {id, action, reason?}``: a person's decision (approve, reject, undo), run by
   the daemon's gateway like any approval - only a session that identified as a person.
 
-Every call of a tool is ``Gateway.answer``; a failed or refused call raises its domain error,
-which the dispatcher renders as a JSON-RPC error.
+Every call of a tool is ``Gateway.answer_now`` (on the loop) or ``ainvoke_off_loop``; a failed or
+refused call raises its domain error, which the dispatcher renders as a JSON-RPC error.
 """
 
 from __future__ import annotations
 
 import hmac
-import inspect
 import re
-from collections.abc import Awaitable, Callable
+from collections.abc import Callable
 from functools import partial
 from typing import Any
 
@@ -117,20 +116,23 @@ def invoke(
     key: str | None = None,
     limit: float | None = None,
 ) -> Any:
-    """The tool's output - or an awaitable of it, when the gateway runs the call off the loop
-    (it picks: ``Gateway.answer``) - its failure raised as the domain error it was."""
-    found = gateway.answer(name, args, actor, idempotency_key=key, limit=limit)
-    if inspect.isawaitable(found):
-        return _output_later(found)
-    return output(found)
+    """The tool's output when its store answers at once (``Gateway.answer_now``), else an
+    awaitable of it from a thread; a failure raised as the domain error it is."""
+    now = gateway.answer_now(name, args, actor, idempotency_key=key)
+    if now is not None:
+        return now.unwrapped()
+    return _output_later(gateway, name, args, actor, key, limit)
 
 
-async def _output_later(pending: Awaitable[ToolResult]) -> Any:
-    return output(await pending)
+async def _output_later(
+    gateway: Gateway, name: str, args: Any, actor: Actor, key: str | None, limit: float | None
+) -> Any:
+    result = await gateway.ainvoke_off_loop(name, args, actor, idempotency_key=key, limit=limit)
+    return result.unwrapped()
 
 
 def output(result: ToolResult) -> Any:
-    """A call's output, or its failure raised as the domain error it was."""
+    """A call's output, or its failure raised as the domain error it is."""
     return result.unwrapped()
 
 
