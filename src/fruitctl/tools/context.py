@@ -6,11 +6,9 @@ from __future__ import annotations
 from collections.abc import Callable
 from contextvars import ContextVar
 from functools import cached_property
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Protocol
 
 if TYPE_CHECKING:
-    from fruitctl.approvals.allowlists import Allowlists
-    from fruitctl.approvals.engine import Approvals
     from fruitctl.policy.decision import Actor
     from fruitctl.services.calendar import CalendarService
     from fruitctl.services.files import FileService
@@ -23,6 +21,19 @@ if TYPE_CHECKING:
 # Who is calling, for the tools that answer differently per caller (an agent sees only its own
 # proposals). Set by the gateway around each execution.
 current_actor: ContextVar[Actor | None] = ContextVar("fruitctl_actor", default=None)
+
+
+class Proposals(Protocol):
+    """What a tool reads of the approval engine (``approvals.engine.Approvals``), which sits
+    above the tools: a proposal as its caller may see it."""
+
+    def get(self, proposal_id: str, actor: Actor | None = None) -> dict[str, Any]: ...
+
+
+class Allowlists(Protocol):
+    """What a target rule reads of the person's allowlists (``approvals.allowlists``)."""
+
+    def get(self, key: str) -> Any: ...
 
 
 class ToolContext:
@@ -64,8 +75,8 @@ class ToolContext:
         return service
 
     @cached_property
-    def approvals(self) -> Approvals:
-        engine: Approvals = self._factories["approvals"]()
+    def approvals(self) -> Proposals:
+        engine: Proposals = self._factories["approvals"]()
         return engine
 
     @cached_property
