@@ -3,16 +3,17 @@ its page is) and the whole proposal with its diff, result, error and whether it 
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, get_args
 
 from fruitctl.domain.dates import format_epoch
 from fruitctl.domain.text import holds_hidden
 from fruitctl.tools.model import Change
+from fruitctl.tools.outputs import Pending, Proposal, Status
 
 if TYPE_CHECKING:
-    from fruitctl.approvals.store import Proposal
+    from fruitctl.approvals import store
 
-STATUSES = ("PENDING", "APPROVED", "EXECUTED", "REJECTED", "EXPIRED", "FAILED")
+STATUSES: tuple[Status, ...] = get_args(Status)
 """Every status a proposal has (``APPROVED``: being executed)."""
 
 # The parts of a proposal an agent or another app wrote (or that quote what they wrote).
@@ -28,39 +29,41 @@ def moment(epoch: float | None) -> str | None:
     return None if epoch is None else format_epoch(epoch)
 
 
-def pending(filed: Proposal, url: str | None) -> dict[str, Any]:
-    """What a write filed as a proposal answers."""
-    return {
-        "status": "pending",
-        "proposalId": filed.id,
-        "summary": filed.summary,
-        "expiresAt": moment(filed.expires_at),
-        "approve": f"fruitctl proposals approve {filed.id}",
-        "url": url,
-    }
+def pending(filed: store.Proposal, url: str | None) -> dict[str, Any]:
+    """What a write filed as a proposal answers: a ``Pending``, built (and so checked) as the
+    one type every door's schema declares, then sent as plain data."""
+    return Pending(
+        status="pending",
+        proposalId=filed.id,
+        summary=filed.summary,
+        expiresAt=format_epoch(filed.expires_at),
+        approve=f"fruitctl proposals approve {filed.id}",
+        url=url,
+    ).model_dump(exclude_unset=True)  # ``failed`` only where the gateway leaves items out
 
 
-def proposal(found: Proposal, change: Change) -> dict[str, Any]:
-    """The whole proposal, its arguments shown as ``change`` describes them."""
-    return {
-        "id": found.id,
-        "tool": found.tool,
-        "status": found.status,
-        "summary": found.summary,
-        "actor": found.actor,
-        "createdAt": moment(found.created_at),
-        "expiresAt": moment(found.expires_at),
-        "resolvedAt": moment(found.resolved_at),
-        "resolvedBy": found.resolved_by,
-        "reason": found.reason,
-        "args": found.args,
-        "diff": change.diff(found.args, found.before),
-        "result": found.result,
-        "error": found.error,
-        "canUndo": found.status == "EXECUTED" and bool(found.inverse),
-        "undoOf": found.undo_of,
-        "idempotencyKey": found.idempotency_key,
-    }
+def proposal(found: store.Proposal, change: Change) -> dict[str, Any]:
+    """The whole proposal as ``Proposal`` declares it, its arguments shown as ``change``
+    describes them."""
+    return Proposal(
+        id=found.id,
+        tool=found.tool,
+        status=found.status,
+        summary=found.summary,
+        actor=found.actor,
+        createdAt=format_epoch(found.created_at),
+        expiresAt=format_epoch(found.expires_at),
+        resolvedAt=moment(found.resolved_at),
+        resolvedBy=found.resolved_by,
+        reason=found.reason,
+        args=found.args,
+        diff=change.diff(found.args, found.before),
+        result=found.result,
+        error=found.error,
+        canUndo=found.status == "EXECUTED" and bool(found.inverse),
+        undoOf=found.undo_of,
+        idempotencyKey=found.idempotency_key,
+    ).model_dump()
 
 
 def hides_text(shown: dict[str, Any]) -> bool:

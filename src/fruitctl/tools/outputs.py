@@ -4,13 +4,15 @@ MCP's ``outputSchema`` (a test calls every tool and validates its answer against
 Domain objects are their wire models (``Reminder``, ``Event``, ``ToDo`` ...); the envelopes around
 them are TypedDicts, since the services answer plain JSON data. A write may also answer the
 pending-proposal shape (``Pending``) when a person has to approve it first; the tool model adds
-that to every write's schema.
+that to every write's schema. ``Pending`` and ``Proposal`` are declared here once, as models:
+``approvals.views`` builds them, the HTTP API's OpenAPI and every door's schemas reuse them.
 """
 
 from __future__ import annotations
 
 from typing import Any, Literal, NotRequired
 
+from pydantic import BaseModel, ConfigDict, Field, with_config
 from typing_extensions import TypedDict
 
 from fruitctl.domain.calendar import Calendar, Event
@@ -20,25 +22,41 @@ from fruitctl.domain.things import Area, Project, Tag, ToDo
 # -- answers of every write ---------------------------------------------------------------------
 
 
-class Pending(TypedDict):
-    """A write waiting for a person's approval: poll get_proposal with its proposalId."""
+class Shape(BaseModel):
+    """An answer the approvals build themselves, validated as it is built: no key more or less
+    than declared (the HTTP API's OpenAPI and MCP's outputSchema say so too)."""
 
-    status: Literal["pending"]
-    proposalId: str
-    summary: str
-    expiresAt: str | None
-    approve: str
-    url: str | None
+    model_config = ConfigDict(extra="forbid")
 
 
+# An item that could not work, in a batch's answer or a pending one. Its own config, so that it is
+# one schema everywhere rather than taking ``Pending``'s (no extra keys) in there alone.
+@with_config(ConfigDict(extra="ignore"))
 class IndexFailure(TypedDict):
     index: int
     error: str
 
 
+@with_config(ConfigDict(extra="ignore"))
 class IdFailure(TypedDict):
     id: str
     error: str
+
+
+class Pending(Shape):
+    """A write waiting for a person: approve it at ``url`` or with ``approve``, or poll it."""
+
+    status: Literal["pending"]
+    proposalId: str
+    summary: str
+    expiresAt: str
+    approve: str = Field(description="The CLI command that approves it")
+    url: str | None = Field(description="The approval page, when one is served")
+    failed: list[IndexFailure | IdFailure] = Field(
+        default_factory=list,
+        description="Only in a batch some of whose items cannot work: those items, left out of "
+        "the proposal (the rest waits for the person)",
+    )
 
 
 # -- reminders --------------------------------------------------------------------------------
@@ -125,20 +143,35 @@ OneEvent = Event
 # -- proposals ----------------------------------------------------------------------------------
 
 
-class Proposal(TypedDict):
+Status = Literal["PENDING", "APPROVED", "EXECUTED", "REJECTED", "EXPIRED", "FAILED"]
+"""Where a proposal stands (``APPROVED``: being executed)."""
+
+
+class DiffRow(Shape):
+    """One value a write changes, as a person reads it."""
+
+    target: str
+    field: str
+    before: Any
+    after: Any
+
+
+class Proposal(Shape):
+    """A whole proposal: what was asked, its before -> after diff, and what became of it."""
+
     id: str
     tool: str
-    status: str
+    status: Status
     summary: str
     actor: str
-    createdAt: str | None
-    expiresAt: str | None
+    createdAt: str
+    expiresAt: str
     resolvedAt: str | None
     resolvedBy: str | None
     reason: str | None
     args: dict[str, Any]
-    diff: list[dict[str, Any]]
-    result: Any
+    diff: list[DiffRow]
+    result: Any = Field(description="What the execution answered (EXECUTED)")
     error: dict[str, Any] | None
     canUndo: bool
     undoOf: str | None

@@ -28,10 +28,12 @@ from typing import TYPE_CHECKING, Any
 import anyio
 import anyio.to_thread
 import mcp_types as types
+from pydantic import ValidationError
 
 from fruitctl.domain.errors import BackendUnavailable, FruitctlError, InternalError
 from fruitctl.policy.decision import Actor
 from fruitctl.tools.model import ToolResult
+from fruitctl.tools.outputs import Pending
 from fruitctl.transports.mcp import output_schema
 from fruitctl.transports.rpc.client import DaemonClient, gone
 
@@ -42,9 +44,6 @@ MAX_CONNECTIONS = 8
 """Calls in flight to the daemon at once, each on a connection of its own (the socket answers
 one request at a time per connection). An MCP client rarely runs more than a few tools at once;
 more wait their turn rather than open a connection each."""
-
-PENDING_KEYS = frozenset({"status", "proposalId", "summary", "expiresAt", "approve", "url"})
-"""The pending object a write filed as a proposal answers (``approvals.views.pending``)."""
 
 
 class DaemonTools:
@@ -200,12 +199,13 @@ def failed(name: str, error: FruitctlError) -> ToolResult:
 
 
 def _is_pending(output: Any) -> bool:
-    return (
-        isinstance(output, dict)
-        and set(output) == PENDING_KEYS
-        and output["status"] == "pending"
-        and isinstance(output["proposalId"], str)
-    )
+    """Whether a write's answer is the pending answer (``outputs.Pending``, the one type the
+    gateway answers when it files a proposal - with the items left out of a batch, too)."""
+    try:
+        Pending.model_validate(output)
+    except ValidationError:
+        return False
+    return True
 
 
 def _listed(found: Any) -> list[types.Tool]:

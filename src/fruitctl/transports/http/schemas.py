@@ -14,8 +14,11 @@ from pydantic import BaseModel, ConfigDict, Field, JsonValue
 
 from fruitctl.domain import error_table
 from fruitctl.domain.reminders import Reminder, ReminderList
+from fruitctl.tools.outputs import Pending, Proposal
 
-__all__ = ["Reminder", "ReminderList"]
+# Declared once, where the tools and the approvals declare them too: the pending answer and the
+# proposal are the same type at every door.
+__all__ = ["Pending", "Proposal", "Reminder", "ReminderList"]
 
 
 class Model(BaseModel):
@@ -46,44 +49,6 @@ class Health(Model):
     status: Literal["ok"]
     service: str
     version: str
-
-
-class Pending(Model):
-    """A write waiting for a person: approve it on ``url`` or with ``approve``."""
-
-    status: Literal["pending"]
-    proposalId: str
-    summary: str
-    expiresAt: str
-    approve: str = Field(description="The CLI command that approves it")
-    url: str | None = Field(description="The approval page, when one is served")
-
-
-class DiffRow(Model):
-    target: str
-    field: str
-    before: Any
-    after: Any
-
-
-class Proposal(Model):
-    id: str
-    tool: str
-    status: Literal["PENDING", "APPROVED", "EXECUTED", "REJECTED", "EXPIRED", "FAILED"]
-    summary: str
-    actor: str
-    createdAt: str
-    expiresAt: str
-    resolvedAt: str | None
-    resolvedBy: str | None
-    reason: str | None
-    args: dict[str, Any]
-    diff: list[DiffRow]
-    result: Any = Field(description="What the execution answered (EXECUTED)")
-    error: dict[str, Any] | None
-    canUndo: bool
-    undoOf: str | None
-    idempotencyKey: str | None
 
 
 class Rejection(Model):
