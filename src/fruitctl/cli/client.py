@@ -158,7 +158,7 @@ class LocalClient:
             return found
         import psutil  # only an in-process answer needs this process's start time
 
-        from fruitctl.daemon.runner import service_info
+        from fruitctl.transports.service_info import service_info
 
         uptime = int((time.time() - psutil.Process().create_time()) * 1000)
         socket = self.app.config.paths.socket_file

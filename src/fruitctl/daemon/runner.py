@@ -24,7 +24,6 @@ from pathlib import Path
 from types import FrameType
 from typing import Any, Protocol
 
-from fruitctl import __version__
 from fruitctl.daemon.lifecycle import (
     InstanceLock,
     RuntimeFiles,
@@ -33,13 +32,13 @@ from fruitctl.daemon.lifecycle import (
     private_dir,
     remove_if_ours,
 )
-from fruitctl.daemon.supervisor import SUPERVISOR_ENV
 from fruitctl.gateway import Gateway
 from fruitctl.private import write_private
 from fruitctl.transports.aai import AaiDoor
 from fruitctl.transports.rpc.jsonrpc import Dispatcher
-from fruitctl.transports.rpc.methods import SERVICE, build_methods
+from fruitctl.transports.rpc.methods import build_methods
 from fruitctl.transports.rpc.server import AGENT_LIMITS, ConnectionLimits, RpcServer, Workers
+from fruitctl.transports.service_info import service_info
 
 
 class WebServer(Protocol):
@@ -232,33 +231,3 @@ async def _serve(
     workers.close()
     log.info("server_stopped", uptime_ms=int((time.monotonic() - started) * 1000))
     log.flush()
-
-
-def service_info(
-    status: dict[str, Any],
-    socket_path: Path,
-    http_url: str | None,
-    *,
-    uptime_ms: int,
-    daemon: bool,
-) -> dict[str, Any]:
-    """Seed 000's ``system.info`` (service, version, uptimeMs, socketPath, permissions) plus the
-    mode, the backends, whether a daemon answered, its pid and the HTTP address (null until the
-    HTTP API is served)."""
-    return {
-        "service": SERVICE,
-        "version": __version__,
-        "uptimeMs": uptime_ms,
-        "socketPath": str(socket_path),
-        "httpUrl": http_url,
-        "daemon": daemon,
-        "pid": os.getpid(),
-        "supervisorPid": supervisor_pid() if daemon else None,
-        **status,
-    }
-
-
-def supervisor_pid() -> int | None:
-    """The ``--supervise`` process that started this daemon and restarts it, if one did."""
-    named = os.environ.get(SUPERVISOR_ENV, "")
-    return os.getppid() if named.isdigit() and int(named) == os.getppid() else None

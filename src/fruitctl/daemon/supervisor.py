@@ -23,6 +23,8 @@ from dataclasses import dataclass
 from types import FrameType
 from typing import Any
 
+from fruitctl.transports.service_info import SUPERVISOR_ENV
+
 FINAL_EXITS = frozenset({0, 2, 4, 78})  # ok, usage, already running, configuration
 POLL_S = 0.05
 
@@ -43,9 +45,6 @@ class Backoff:
 
 
 Emit = Callable[..., None]
-
-
-SUPERVISOR_ENV = "FRUITCTL_SUPERVISOR_PID"
 
 
 class Supervisor:

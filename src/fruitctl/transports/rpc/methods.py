@@ -39,8 +39,8 @@ from fruitctl.gateway import ACTIONS, Gateway
 from fruitctl.policy.decision import Actor, display_name
 from fruitctl.tools.model import Tool, ToolResult
 from fruitctl.transports.rpc.jsonrpc import AGENTS_ONLY, Method, Session
+from fruitctl.transports.service_info import SERVICE
 
-SERVICE = "fruitctl"
 CATALOG = "fruitctl.tools.catalog."
 NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._:@-]{0,63}$")
 """A name a caller gives itself; never '/', which separates an identity from a display name."""

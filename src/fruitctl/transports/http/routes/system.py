@@ -18,8 +18,7 @@ from fruitctl.tools.model import Tool
 from fruitctl.transports.http import schemas
 from fruitctl.transports.http.door import TOOL_KEY, Door, Json
 from fruitctl.transports.http.tokens import Claims
-
-SERVICE = "fruitctl"
+from fruitctl.transports.service_info import SERVICE
 
 
 def router(door: Door, user: Callable[..., Any], api: Callable[[], FastAPI]) -> APIRouter:

@@ -16,11 +16,11 @@ import psutil
 from fastapi import APIRouter, Depends, Path, Query, Request
 from starlette.responses import Response
 
-from fruitctl.daemon.runner import service_info
 from fruitctl.tools.model import Category
 from fruitctl.transports.http import schemas
 from fruitctl.transports.http.door import Door, Json, json_body
 from fruitctl.transports.http.tokens import Claims
+from fruitctl.transports.service_info import service_info
 
 ToolName = Annotated[str, Path(description="A tool's name, e.g. query_reminders", max_length=64)]
 
