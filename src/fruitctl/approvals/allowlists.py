@@ -81,7 +81,7 @@ def parse_value(text_value: str) -> Any:
 
 def _known(key: str) -> None:
     if key not in KEYS:
-        raise InvalidParams(f"Unknown config key '{key}'. Keys: {', '.join(KEYS)}.")
+        raise InvalidParams.config_key(key, KEYS)
 
 
 def _allowlist(key: str, value: Any) -> list[str] | None:

@@ -166,7 +166,7 @@ class Approvals:
         self._expire_if_writable()
         found = self._store.get(proposal_id)
         if actor is not None and actor.kind == "agent" and identity_of(found.actor) != actor.label:
-            raise ProposalNotFound(f"No proposal found with ID: '{proposal_id}'.")
+            raise ProposalNotFound.of(proposal_id)
         return self._view(found)
 
     def recent(

@@ -184,9 +184,7 @@ class ProposalStore:
             else:
                 self._expire(conn, proposal_id, time.time())
         if not won:
-            raise ProposalExpired(
-                f"Proposal {proposal_id} expired at {format_epoch(found.expires_at)}."
-            )
+            raise ProposalExpired.at(proposal_id, format_epoch(found.expires_at))
         return self.get(proposal_id)
 
     def hold(self, proposal_id: str, who: str, reason: str, payload: dict[str, Any]) -> None:
@@ -322,15 +320,13 @@ class ProposalStore:
     def _get(self, conn: Connection, proposal_id: str) -> Proposal:
         found = conn.execute(text(f"{_SELECT} WHERE id = :id"), {"id": proposal_id}).first()
         if found is None:
-            raise ProposalNotFound(f"No proposal found with ID: '{proposal_id}'.")
+            raise ProposalNotFound.of(proposal_id)
         return Proposal.from_row(found)
 
     def _pending(self, conn: Connection, proposal_id: str) -> Proposal:
         found = self._get(conn, proposal_id)
         if found.status == "EXPIRED":
-            raise ProposalExpired(
-                f"Proposal {proposal_id} expired at {format_epoch(found.expires_at)}."
-            )
+            raise ProposalExpired.at(proposal_id, format_epoch(found.expires_at))
         if found.status != "PENDING":
             raise Conflict(
                 f"Proposal {proposal_id} is already {found.status}.", status=found.status

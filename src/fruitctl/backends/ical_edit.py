@@ -85,7 +85,7 @@ def remove_occurrence(text: str, key: str, stamp: datetime) -> str:
     main = ical.master(cal)
     override = _override(cal, key)
     if override is None and not ical.generates(cal, key):
-        raise NotFound(f"No occurrence '{key}' in event '{main['UID']}'.")
+        raise NotFound.occurrence(key, main["UID"])
     if override is not None:
         cal.subcomponents.remove(override)
     if "RRULE" in main or "RDATE" in main:
@@ -162,7 +162,7 @@ def _change_occurrence(
     override = _override(cal, key)
     if override is None:
         if not ical.generates(cal, key):
-            raise NotFound(f"No occurrence '{key}' in event '{main['UID']}'.")
+            raise NotFound.occurrence(key, main["UID"])
         override = _new_override(main, key)
         cal.add_component(override)
     start, end = _retimed(override, changes, None)
@@ -203,7 +203,7 @@ def _instance(
     if override is not None:
         return ical.start_of(override), ical.end_of(override)
     if not ical.generates(cal, key):
-        raise NotFound(f"No occurrence '{key}' in event '{main['UID']}'.")
+        raise NotFound.occurrence(key, main["UID"])
     start = ical.original_start(main, key)
     return start, start + ical.duration_of(main)
 
@@ -222,10 +222,7 @@ def _retimed(
     new_start = _placed(changes.get("startAt", ref_start), tz)
     same_kind = type(new_start) is type(ref_start)
     if reference is not None and not same_kind:
-        raise InvalidParams(
-            "To switch a series between all-day and timed, change it through its series id.",
-            field="startAt",
-        )
+        raise InvalidParams.series_all_day_switch()
     default_end = new_start + ical.span(ref_end, ref_start) if same_kind else None
     new_end = _placed(changes.get("endAt", default_end) or _one_unit(new_start), tz)
     _check_times(new_start, new_end)
@@ -277,13 +274,10 @@ def _one_unit(start: Moment) -> Moment:
 
 def _check_times(start: Moment, end: Moment) -> None:
     if isinstance(start, datetime) != isinstance(end, datetime):
-        raise InvalidParams(
-            "'startAt' and 'endAt' must both be dates (all-day) or both date-times.",
-            field="endAt",
-        )
+        raise InvalidParams.mixed_all_day()
     length = ical.span(_aware(end), _aware(start))
     if length < timedelta(0) or (length == timedelta(0) and not isinstance(start, datetime)):
-        raise InvalidParams("'endAt' must be after 'startAt'.", field="endAt")
+        raise InvalidParams.end_before_start()
 
 
 def _aware(value: Moment) -> Moment:
@@ -308,7 +302,7 @@ def _set_rule(component: icalendar.Component, text: str) -> None:
     try:
         component.add("RRULE", icalendar.vRecur.from_ical(rule))
     except ValueError as exc:
-        raise InvalidParams(f"Invalid recurrence '{text}': {exc}.", field="recurrence") from exc
+        raise InvalidParams.recurrence(text, exc) from exc
 
 
 def _finish(cal: icalendar.Calendar, touched: list[icalendar.Component], stamp: datetime) -> str:

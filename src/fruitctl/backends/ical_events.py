@@ -172,7 +172,7 @@ def occurrence_event(text: str, calendar: Calendar, key: str) -> Event:
         if key_of(override) == key:
             return _occurrence(cal, override, calendar)
     if not generates(cal, key):
-        raise NotFound(f"No occurrence '{key}' in event '{uid_of(text)}'.")
+        raise NotFound.occurrence(key, uid_of(text))
     main = master(cal)
     original = original_start(main, key)
     length = duration_of(main)

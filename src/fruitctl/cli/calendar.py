@@ -172,7 +172,7 @@ def update_command(
             change[key] = None
     if not change:
         with reporting(as_json):
-            raise InvalidParams("Nothing to change: give at least one option (see --help).")
+            raise InvalidParams.no_option_given()
     args = {"id": event_id, **change, **_target(occurrence, series)}
     _write(as_json, "update_event", args, "Updated")
 

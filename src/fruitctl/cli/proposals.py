@@ -102,7 +102,7 @@ def config_get(
         if key is None:
             return values
         if key not in values:
-            raise InvalidParams(f"Unknown config key '{key}'. Keys: {', '.join(values)}.")
+            raise InvalidParams.config_key(key, values)
         return {key: values[key]}
 
     run(as_json, read, _show_config)

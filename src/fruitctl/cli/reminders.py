@@ -182,7 +182,7 @@ def edit_command(
         change["list"] = {"name": list_name}
     if not change:
         with reporting(as_json):
-            raise InvalidParams("Nothing to change: give at least one option (see --help).")
+            raise InvalidParams.no_option_given()
     _write(
         as_json,
         "update_reminders",

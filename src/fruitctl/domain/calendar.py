@@ -188,5 +188,5 @@ def check_rrule(text: str, field: str = "recurrence") -> str:
         )
     too_often = rule_problem(parts)
     if too_often:
-        raise InvalidParams(f"Invalid recurrence '{text}': {too_often}.", field=field)
+        raise InvalidParams.recurrence(text, too_often, field)
     return rule

@@ -1,5 +1,9 @@
 """The one error tree of fruitctl.
 
+A message said in more than one place is written once, as a named constructor on its class
+(``NotFound.reminder(reminder_id)``): messages are a contract the seed specification fixes word
+for word, and one spelling cannot drift (tests/domain/test_error_messages.py keeps it so).
+
 Every error a caller can see is a ``FruitctlError`` carrying a canonical ``code``; each front door
 renders that code in its own dialect (socket: ``list_not_allowed``; HTTP/AAI: ``LIST_NOT_ALLOWED``;
 MCP: ``isError`` with the message; CLI: an exit status and one line), every name and number of it
@@ -35,7 +39,8 @@ read from the one table in ``domain.error_table``.
 
 from __future__ import annotations
 
-from typing import Any, ClassVar
+from collections.abc import Iterable
+from typing import Any, ClassVar, Self
 
 
 class FruitctlError(Exception):
@@ -60,9 +65,81 @@ class FruitctlError(Exception):
             body["details"] = self.details
         return body
 
+    @classmethod
+    def could_not(cls, doing: str, reason: str, **details: Any) -> Self:
+        """``doing`` (``"save the reminder"``) failed for ``reason``."""
+        return cls(f"Could not {doing}: {reason}.", **details)
+
 
 class InvalidParams(FruitctlError):
     code = "invalid_params"
+
+    @classmethod
+    def empty_name(cls, **details: Any) -> Self:
+        return cls("'name' must not be empty.", **details)
+
+    @classmethod
+    def name_taken(cls, what: str, name: str, **details: Any) -> Self:
+        """A new ``what`` (``"list"``, ``"calendar"``) named like one that exists."""
+        return cls(f"A {what} named '{name}' already exists.", **details)
+
+    @classmethod
+    def null(cls, name: str) -> Self:
+        return cls(f"'{name}' cannot be null.", field=name)
+
+    @classmethod
+    def nothing_to_change(cls) -> Self:
+        return cls("Nothing to change: give at least one field besides 'id'.")
+
+    @classmethod
+    def no_option_given(cls) -> Self:
+        """The CLI's ``update`` with no option to change."""
+        return cls("Nothing to change: give at least one option (see --help).")
+
+    @classmethod
+    def end_before_start(cls) -> Self:
+        return cls("'endAt' must be after 'startAt'.", field="endAt")
+
+    @classmethod
+    def mixed_all_day(cls) -> Self:
+        return cls(
+            "'startAt' and 'endAt' must both be dates (all-day) or both date-times.",
+            field="endAt",
+        )
+
+    @classmethod
+    def series_all_day_switch(cls) -> Self:
+        return cls(
+            "To switch a series between all-day and timed, change it through its series id.",
+            field="startAt",
+        )
+
+    @classmethod
+    def occurrence_cannot_move(cls) -> Self:
+        return cls(
+            "An occurrence cannot move to another calendar alone; use scope 'series'.",
+            field="calendarId",
+        )
+
+    @classmethod
+    def recurring_delete(cls, event_id: str) -> Self:
+        return cls(
+            f"Event '{event_id}' is a recurring series: give an occurrence id to delete one "
+            "occurrence, or scope 'series' to delete them all.",
+            field="scope",
+        )
+
+    @classmethod
+    def recurrence(cls, text: str, reason: object, field: str = "recurrence") -> Self:
+        return cls(f"Invalid recurrence '{text}': {reason}.", field=field)
+
+    @classmethod
+    def config_key(cls, key: str, keys: Iterable[str]) -> Self:
+        return cls(f"Unknown config key '{key}'. Keys: {', '.join(keys)}.")
+
+    @classmethod
+    def path_too_long(cls, shown: str) -> Self:
+        return cls(f"The path '{shown}' is too long.")
 
 
 class InvalidQuery(InvalidParams):
@@ -72,9 +149,43 @@ class InvalidQuery(InvalidParams):
 class NotFound(FruitctlError):
     code = "not_found"
 
+    @classmethod
+    def reminder(cls, reminder_id: str) -> Self:
+        return cls(f"No reminder found with ID: '{reminder_id}'.")
+
+    @classmethod
+    def reminder_list(cls, list_id: str) -> Self:
+        return cls(f"No list found with ID: '{list_id}'.")
+
+    @classmethod
+    def event(cls, event_id: str) -> Self:
+        return cls(f"No event found with ID: '{event_id}'.")
+
+    @classmethod
+    def calendar(cls, calendar_id: str) -> Self:
+        return cls(f"No calendar found with ID: '{calendar_id}'.")
+
+    @classmethod
+    def occurrence(cls, key: str, event_id: object) -> Self:
+        """``event_id``: the UID as read, a string or the iCalendar library's text of one."""
+        return cls(f"No occurrence '{key}' in event '{event_id}'.")
+
+    @classmethod
+    def on_server(cls, href: str) -> Self:
+        """Nothing at ``href`` on the CalDAV server (it answered 404)."""
+        return cls(f"Nothing at {href} on the CalDAV server.")
+
+    @classmethod
+    def path(cls, shown: str) -> Self:
+        return cls(f"'{shown}' does not exist.", path=shown)
+
 
 class ListNotAllowed(FruitctlError):
     code = "list_not_allowed"
+
+    @classmethod
+    def things_tag(cls, tag: str) -> Self:
+        return cls(f"Things tag '{tag}' is not permitted.", tag=tag)
 
 
 class CalendarNotAllowed(FruitctlError):
@@ -84,6 +195,10 @@ class CalendarNotAllowed(FruitctlError):
 class PermissionDenied(FruitctlError):
     code = "permission_denied"
 
+    @classmethod
+    def read_only_calendar(cls, name: str) -> Self:
+        return cls(f"Calendar '{name}' is read-only.")
+
 
 class ApprovalRequired(FruitctlError):
     code = "approval_required"
@@ -92,9 +207,18 @@ class ApprovalRequired(FruitctlError):
 class ProposalNotFound(FruitctlError):
     code = "proposal_not_found"
 
+    @classmethod
+    def of(cls, proposal_id: str) -> Self:
+        return cls(f"No proposal found with ID: '{proposal_id}'.")
+
 
 class ProposalExpired(FruitctlError):
     code = "proposal_expired"
+
+    @classmethod
+    def at(cls, proposal_id: str, when: str) -> Self:
+        """``when``: the expiry as the caller reads it (``format_epoch``)."""
+        return cls(f"Proposal {proposal_id} expired at {when}.")
 
 
 class Conflict(FruitctlError):
@@ -113,6 +237,11 @@ class ModeForbidden(FruitctlError):
 class Timeout(FruitctlError):
     code = "timeout"
     retryable = True
+
+    @classmethod
+    def after(cls, what: str, seconds: float) -> Self:
+        """``what`` (a tool's name) still running after its deadline of ``seconds``."""
+        return cls(f"{what} did not finish within {seconds:g} s.")
 
 
 class BackendUnavailable(FruitctlError):
@@ -148,9 +277,17 @@ class Unsupported(FruitctlError):
 class MethodNotFound(FruitctlError):
     code = "method_not_found"
 
+    @classmethod
+    def tool(cls, name: str) -> Self:
+        return cls(f"Unknown tool '{name}'.")
+
 
 class ParseError(FruitctlError):
     code = "parse_error"
+
+    @classmethod
+    def too_deep(cls, levels: int) -> Self:
+        return cls(f"The JSON nests deeper than {levels} levels.")
 
 
 class InvalidRequest(FruitctlError):
@@ -163,6 +300,11 @@ class ExecutionFailed(FruitctlError):
 
 class InternalError(FruitctlError):
     code = "internal_error"
+
+    @classmethod
+    def hidden(cls) -> Self:
+        """What a caller is told of a fault whose details stay in the log."""
+        return cls("Internal error.")
 
 
 def _family(cls: type[FruitctlError]) -> list[type[FruitctlError]]:

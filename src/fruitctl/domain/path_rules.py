@@ -168,9 +168,9 @@ def _matches(real: Path, roots: tuple[str, ...], globs: tuple[str, ...]) -> bool
 def _unresolvable(exc: OSError, shown: str) -> FruitctlError:
     """A failure to resolve a caller's path as the stable error it is."""
     if isinstance(exc, FileNotFoundError | NotADirectoryError):
-        return NotFound(f"'{shown}' does not exist.", path=shown)
+        return NotFound.path(shown)
     if exc.errno == errno.ENAMETOOLONG:
-        return InvalidParams(f"The path '{shown}' is too long.")
+        return InvalidParams.path_too_long(shown)
     return PermissionDenied(
         f"Cannot use '{shown}': it changed while it was being checked, or the system refused "
         "to look it up; try again once it stays put.",

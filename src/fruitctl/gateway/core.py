@@ -149,7 +149,7 @@ class Gateway:
             return await anyio.to_thread.run_sync(work, abandon_on_cancel=True)
         seconds = placement.seconds
         late = Call(name, actor, started=time.perf_counter() - seconds)
-        return self._outcomes.failed(late, Timeout(f"{name} did not finish within {seconds:g} s."))
+        return self._outcomes.failed(late, Timeout.after(name, seconds))
 
     def decide(
         self, proposal_id: str, action: Action, actor: Actor, reason: str | None = None
@@ -177,7 +177,7 @@ class Gateway:
         for stuck in self.approvals.recoverable():
             tool = self.registry.get(stuck.tool)
             if tool is None:
-                self.approvals.failed(stuck, MethodNotFound(f"Unknown tool '{stuck.tool}'."))
+                self.approvals.failed(stuck, MethodNotFound.tool(stuck.tool))
                 continue
             # On this thread, at start-up: how it ends is recorded on the proposal.
             with contextlib.suppress(FruitctlError):
@@ -205,7 +205,7 @@ class Gateway:
         """Lookup and parse: the tool, and its validated arguments (kept on the call)."""
         tool = self.registry.get(call.name)
         if tool is None:
-            raise MethodNotFound(f"Unknown tool '{call.name}'.")
+            raise MethodNotFound.tool(call.name)
         call.args = tool.parse(args)
         return tool, call.args
 

@@ -46,7 +46,7 @@ class Runner:
             return future.result(timeout=placement.seconds)
         except FutureTimeout as exc:
             future.cancel()
-            raise Timeout(f"{tool.name} did not finish within {placement.seconds:g} s.") from exc
+            raise Timeout.after(tool.name, placement.seconds) from exc
 
     def here(self, tool: Tool, args: BaseModel, placement: Placement) -> Any:
         """Run the tool on this thread - a sandboxed one in its child, killed at the deadline."""

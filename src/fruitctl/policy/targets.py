@@ -145,7 +145,7 @@ def things_check(args: Any, rules: ToolRules, ctx: ToolContext) -> None:
         allowed_tags = {n.casefold() for n in tags}
         for tag in getattr(args, "tags", None) or ():
             if tag.casefold() not in allowed_tags:
-                raise ListNotAllowed(f"Things tag '{tag}' is not permitted.", tag=tag)
+                raise ListNotAllowed.things_tag(tag)
 
 
 class _Destination:
@@ -218,7 +218,7 @@ def things_project_check(args: Any, rules: ToolRules, ctx: ToolContext) -> None:
         allowed = {n.casefold() for n in tags}
         for tag in getattr(args, "tags", None) or ():
             if tag.casefold() not in allowed:
-                raise ListNotAllowed(f"Things tag '{tag}' is not permitted.", tag=tag)
+                raise ListNotAllowed.things_tag(tag)
 
 
 THINGS_PROJECTS = TargetRule(things_project_check, "agents")

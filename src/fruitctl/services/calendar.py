@@ -140,7 +140,7 @@ class CalendarService:
         if request.calendar is not None:
             changes["calendarId"] = self._calendar(request.calendar).id
         if not changes:
-            raise InvalidParams("Nothing to change: give at least one field besides 'id'.")
+            raise InvalidParams.nothing_to_change()
         event_id, scope = self.target(request)
         return self.backend.update_event(event_id, cast(EventChanges, changes), scope).to_wire()
 
@@ -165,7 +165,7 @@ class CalendarService:
             if update.calendar is not None:
                 self._calendar(update.calendar)
             if not changes_of(update) and update.calendar is None:
-                raise InvalidParams("Nothing to change: give at least one field besides 'id'.")
+                raise InvalidParams.nothing_to_change()
         else:
             target = parse(inputs.DeleteEvent, args, write)
         self.backend.get_event(self.target(target)[0])

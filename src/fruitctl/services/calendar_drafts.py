@@ -64,7 +64,7 @@ def changes_of(request: inputs.UpdateEvent) -> dict[str, Any]:
     for name in sorted(request.model_fields_set - {"id", "occurrence", "scope", "calendar"}):
         value = getattr(request, name)
         if value is None and name not in _CLEARABLE:
-            raise InvalidParams(f"'{name}' cannot be null.", field=name)
+            raise InvalidParams.null(name)
         if value is None:
             changes[name] = None
         elif name in _MOMENTS:
@@ -78,12 +78,9 @@ def changes_of(request: inputs.UpdateEvent) -> dict[str, Any]:
 
 def check_order(start: Moment, end: Moment) -> None:
     if isinstance(start, datetime) != isinstance(end, datetime):
-        raise InvalidParams(
-            "'startAt' and 'endAt' must both be dates (all-day) or both date-times.",
-            field="endAt",
-        )
+        raise InvalidParams.mixed_all_day()
     if end < start or (end == start and not isinstance(start, datetime)):
-        raise InvalidParams("'endAt' must be after 'startAt'.", field="endAt")
+        raise InvalidParams.end_before_start()
 
 
 def preview(notes: str | None, chars: int) -> str | None:

@@ -69,5 +69,5 @@ def _free_name(wanted: str, limit: int, taken: Iterable[str], what: str) -> str:
     if not name:
         raise InvalidParams(f"The new {what}'s 'name' must not be empty.", field="name")
     if any(other.casefold() == name.casefold() for other in taken):
-        raise InvalidParams(f"A {what} named '{name}' already exists.", field="name")
+        raise InvalidParams.name_taken(what, name, field="name")
     return name

@@ -164,7 +164,7 @@ def _translate(exc: OSError, shown: str, *, folder: bool = False) -> FruitctlErr
     if folder and isinstance(exc, FileNotFoundError | NotADirectoryError):
         return NotFound(f"The folder that would hold '{shown}' does not exist.", path=shown)
     if isinstance(exc, FileNotFoundError):
-        return NotFound(f"'{shown}' does not exist.", path=shown)
+        return NotFound.path(shown)
     if isinstance(exc, PermissionError):
         return PermissionDenied(f"The system refused access to '{shown}'.", path=shown)
     if isinstance(exc, NotADirectoryError):
@@ -172,7 +172,7 @@ def _translate(exc: OSError, shown: str, *, folder: bool = False) -> FruitctlErr
     if isinstance(exc, IsADirectoryError):
         return InvalidParams(f"'{shown}' is a folder, not a file.")
     if exc.errno == errno.ENAMETOOLONG:
-        return InvalidParams(f"The path '{shown}' is too long.")
+        return InvalidParams.path_too_long(shown)
     return ExecutionFailed(f"Could not use '{shown}': {exc.strerror or exc}.", path=shown)
 
 

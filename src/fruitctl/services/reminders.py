@@ -230,7 +230,7 @@ class RemindersService:
         for name in sorted(item.model_fields_set):
             value = getattr(item, name)
             if value is None and name not in _CLEARABLE:
-                raise InvalidParams(f"'{name}' cannot be null.", field=name)
+                raise InvalidParams.null(name)
             if name in _CONVERT:
                 key, convert = _CONVERT[name]
                 changes[key] = None if value is None else convert(value)
@@ -316,7 +316,7 @@ def _find(lists: list[ReminderList], name: str | None, list_id: str | None) -> R
         for lst in lists:
             if lst.id == list_id:
                 return lst
-        raise NotFound(f"No list found with ID: '{list_id}'.")
+        raise NotFound.reminder_list(list_id)
     wanted = (name or "").casefold()
     for lst in lists:
         if lst.name.casefold() == wanted:

@@ -101,7 +101,7 @@ def _answered(result: ToolResult, request_id: str) -> dict[str, Any]:
 def _failed(request_id: str | None, exc: Exception) -> dict[str, Any]:
     if isinstance(exc, FruitctlError):
         return failure(request_id, exc)
-    return failure(request_id, InternalError("Internal error."))  # never a traceback on the wire
+    return failure(request_id, InternalError.hidden())  # never a traceback on the wire
 
 
 def answer_text(gateway: Gateway, text: str, actor: Actor) -> dict[str, Any]:

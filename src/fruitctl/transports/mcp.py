@@ -22,7 +22,7 @@ from mcp.shared.exceptions import MCPError, NoBackChannelError
 
 from fruitctl import __version__
 from fruitctl.domain import error_table
-from fruitctl.domain.errors import FruitctlError
+from fruitctl.domain.errors import FruitctlError, MethodNotFound
 from fruitctl.policy.decision import Actor, display_name
 from fruitctl.tools.model import ToolDefinition, ToolResult
 
@@ -115,7 +115,7 @@ def build_server(
         ctx: ServerRequestContext[Any], params: types.CallToolRequestParams
     ) -> dict[str, Any]:
         if not runner.known(params.name):  # a protocol error, not a tool result
-            raise MCPError(METHOD_NOT_FOUND, f"Unknown tool '{params.name}'.")
+            raise MCPError(METHOD_NOT_FOUND, MethodNotFound.tool(params.name).message)
         actor = _actor(ctx)
         result = await runner.call(params.name, params.arguments, actor)
         if elicit and result.metadata.get("pending"):

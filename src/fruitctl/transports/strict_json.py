@@ -29,11 +29,11 @@ def loads(raw: bytes | str) -> Any:
     except UnicodeDecodeError as exc:
         raise ParseError("The JSON is not valid UTF-8.") from exc
     except RecursionError as exc:
-        raise ParseError(f"The JSON nests deeper than {MAX_DEPTH} levels.") from exc
+        raise ParseError.too_deep(MAX_DEPTH) from exc
     except ValueError as exc:  # NaN or Infinity (below), a number of thousands of digits
         raise ParseError(f"Invalid JSON: {exc}.") from exc
     if _deeper_than(value, MAX_DEPTH):
-        raise ParseError(f"The JSON nests deeper than {MAX_DEPTH} levels.")
+        raise ParseError.too_deep(MAX_DEPTH)
     return value
 
 

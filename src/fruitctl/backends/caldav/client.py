@@ -212,7 +212,7 @@ class Dav:
             headers = {"If-Match": etag} if etag else {}
             answer = client.request(self.url(href), "DELETE", "", headers)
             if answer.status == 404:
-                raise NotFound(f"Nothing at {href} on the CalDAV server.")
+                raise NotFound.on_server(href)
             check_precondition(answer, href)
             check(answer, "delete an object")
 
@@ -224,7 +224,7 @@ class Dav:
         with self._session() as client:
             answer = client.request(self.url(href), "MOVE", "", headers)
             if answer.status == 404:
-                raise NotFound(f"Nothing at {href} on the CalDAV server.")
+                raise NotFound.on_server(href)
             check_precondition(answer, href)
             check(answer, "move an object")
 

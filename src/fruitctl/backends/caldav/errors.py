@@ -141,11 +141,10 @@ def check(answer: Any, doing: str) -> None:
                 "ask its owner, or use another calendar",
             ],
         )
-    if status >= 500:
-        raise BackendUnavailable(f"{message} while trying to {doing}.", status=status)
     if status in (404, 409, 410):  # 409: PUT into a collection that is gone (RFC 4918 9.7.1)
         raise NotFound(f"{message} while trying to {doing}: it is not there (any more).")
-    raise ExecutionFailed(f"{message} while trying to {doing}.", status=status)
+    failed = BackendUnavailable if status >= 500 else ExecutionFailed  # 5xx: try again later
+    raise failed(f"{message} while trying to {doing}.", status=status)
 
 
 def check_listing(answer: Any, href: str, doing: str) -> None:

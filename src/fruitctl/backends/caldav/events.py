@@ -176,11 +176,11 @@ class CaldavCalendars:
     def create_calendar(self, name: str) -> Calendar:
         name = check_text("name", name, limit=CALENDAR_NAME_MAX).strip()
         if not name:
-            raise InvalidParams("'name' must not be empty.", field="name")
+            raise InvalidParams.empty_name(field="name")
         self.mirror.ensure_fresh()
         with self.mirror.lock:
             if any(c.name.casefold() == name.casefold() for c in self._local.calendars()):
-                raise InvalidParams(f"A calendar named '{name}' already exists.", field="name")
+                raise InvalidParams.name_taken("calendar", name, field="name")
             href = self.mirror.make_collection(name, new_uids(1)[0], "VEVENT")
         known = self.mirror.mirrored(href)
         return Calendar(id=known.id, name=name)
@@ -201,10 +201,7 @@ class CaldavCalendars:
             stored, key = self._locate(event_id)
             target = self._calendar(changes.get("calendarId", stored.collection_id))
             if key is not None and scope == "occurrence" and target.id != stored.collection_id:
-                raise InvalidParams(
-                    "An occurrence cannot move to another calendar alone; use scope 'series'.",
-                    field="calendarId",
-                )
+                raise InvalidParams.occurrence_cannot_move()
             text = ical_edit.apply_changes(stored.ics or "", changes, scope, key, now())
             etag = self._writes.replace(stored, text)
             if target.id != stored.collection_id:
@@ -225,11 +222,7 @@ class CaldavCalendars:
                 self._writes.record(stored.collection_id, stored.href, etag, changed)
                 return
             if key is None and scope == "occurrence" and ical.is_series(ical.parse(text)):
-                raise InvalidParams(
-                    f"Event '{event_id}' is a recurring series: give an occurrence id to delete "
-                    "one occurrence, or scope 'series' to delete them all.",
-                    field="scope",
-                )
+                raise InvalidParams.recurring_delete(event_id)
             self._writes.remove(stored)
 
     # -- helpers --------------------------------------------------------------------------------
@@ -243,11 +236,11 @@ class CaldavCalendars:
         uid, key = split_event_id(event_id)
         stored = self._writes.stored(uid, "VEVENT") if key is not None else None
         if stored is None:
-            raise NotFound(f"No event found with ID: '{event_id}'.")
+            raise NotFound.event(event_id)
         return stored, key
 
     def _calendar(self, calendar_id: str) -> Known:
         known = self._writes.collection(calendar_id, "VEVENT")
         if known is None:
-            raise NotFound(f"No calendar found with ID: '{calendar_id}'.")
+            raise NotFound.calendar(calendar_id)
         return known

@@ -130,11 +130,11 @@ class CaldavReminders:
     def create_list(self, name: str) -> ReminderList:
         name = check_text("name", name, limit=200).strip()
         if not name:
-            raise InvalidParams("'name' must not be empty.")
+            raise InvalidParams.empty_name()
         self.mirror.ensure_fresh()
         with self.mirror.lock:
             if any(lst.name.casefold() == name.casefold() for lst in self._local.lists()):
-                raise InvalidParams(f"A list named '{name}' already exists.")
+                raise InvalidParams.name_taken("list", name)
             href = self.mirror.make_collection(name, new_uids(1)[0], "VTODO")
         known = self.mirror.mirrored(href)
         return ReminderList(id=known.id, name=name, isDefault=False, count=0)
@@ -183,11 +183,11 @@ class CaldavReminders:
     def _stored(self, reminder_id: str) -> Stored:
         stored = self._writes.stored(reminder_id, "VTODO")
         if stored is None:
-            raise NotFound(f"No reminder found with ID: '{reminder_id}'.")
+            raise NotFound.reminder(reminder_id)
         return stored
 
     def _list(self, list_id: str) -> Known:
         known = self._writes.collection(list_id, "VTODO")
         if known is None:
-            raise NotFound(f"No list found with ID: '{list_id}'.")
+            raise NotFound.reminder_list(list_id)
         return known

@@ -78,9 +78,9 @@ class EventKitCalendars:
     def create_calendar(self, name: str) -> Calendar:
         name = check_text("name", name, limit=CALENDAR_NAME_MAX).strip()
         if not name:
-            raise InvalidParams("'name' must not be empty.", field="name")
+            raise InvalidParams.empty_name(field="name")
         if any(c.name.casefold() == name.casefold() for c in self.calendars()):
-            raise InvalidParams(f"A calendar named '{name}' already exists.", field="name")
+            raise InvalidParams.name_taken("calendar", name, field="name")
         with translated(f"create the calendar '{name}'"):
             made = self._port.create_calendar(ENTITY, name)
         return mapping.to_calendar(made, None)
@@ -169,7 +169,7 @@ class EventKitCalendars:
                 found = self._occurrence(series, key)
                 if found is not None:
                     return found, key
-        raise NotFound(f"No event found with ID: '{event_id}'.")
+        raise NotFound.event(event_id)
 
     def _occurrence(self, series: RawEvent, key: str) -> RawEvent | None:
         original = parse_occurrence_key(key)
@@ -201,9 +201,9 @@ class EventKitCalendars:
             found = {c.id: c for c in self._port.calendars(ENTITY)}
         calendar = found.get(calendar_id)
         if calendar is None:
-            raise NotFound(f"No calendar found with ID: '{calendar_id}'.")
+            raise NotFound.calendar(calendar_id)
         if not calendar.writable:
-            raise PermissionDenied(f"Calendar '{calendar.title}' is read-only.")
+            raise PermissionDenied.read_only_calendar(calendar.title)
 
 
 def _check_change(
@@ -222,10 +222,7 @@ def _check_change(
                 field=field,
             )
     if "startAt" in changes and isinstance(changes["startAt"], datetime) == raw.all_day:
-        raise InvalidParams(
-            "To switch a series between all-day and timed, change it through its series id.",
-            field="startAt",
-        )
+        raise InvalidParams.series_all_day_switch()
 
 
 def _shifted(changes: EventChanges, occurrence: RawEvent | None, series: RawEvent) -> EventChanges:

@@ -79,11 +79,11 @@ def translate(error: StoreError | StoreTimeout, doing: str) -> FruitctlError:
             return found
     if error.domain == EK_DOMAIN:
         if error.code in INVALID:
-            return InvalidParams(f"Could not {doing}: {INVALID[error.code]}.")
+            return InvalidParams.could_not(doing, INVALID[error.code])
         if error.code in READ_ONLY:
-            return PermissionDenied(f"Could not {doing}: {READ_ONLY[error.code]}.")
+            return PermissionDenied.could_not(doing, READ_ONLY[error.code])
         if error.code in UNSUPPORTED:
-            return Unsupported(f"Could not {doing}: {UNSUPPORTED[error.code]}.")
+            return Unsupported.could_not(doing, UNSUPPORTED[error.code])
     return BackendUnavailable(said, domain=error.domain, code=error.code)
 
 
@@ -95,9 +95,9 @@ REFUSED_ARGUMENT = frozenset({"NSInvalidArgumentException", "NSRangeException"})
 def _adapters(error: StoreError, doing: str) -> FruitctlError | None:
     """The domain error for what the adapter itself reports (``ADAPTER_DOMAIN``)."""
     if error.code == NOT_FOUND:
-        return NotFound(f"Could not {doing}: {error.message}.")
+        return NotFound.could_not(doing, error.message)
     if error.code == INVALID_VALUE:
-        return InvalidParams(f"Could not {doing}: {error.message}.")
+        return InvalidParams.could_not(doing, error.message)
     if error.code == OBJC_EXCEPTION and error.exception in REFUSED_ARGUMENT:
         return InvalidParams(
             f"Could not {doing}: Apple's EventKit refused one of its values; check the dates "

@@ -155,7 +155,7 @@ def change_fields(changes: EventChanges, current: RawEvent) -> dict[str, Any]:
         if _instant(new_end) <= _instant(new_start) and not (
             isinstance(new_start, datetime) and new_end == new_start
         ):
-            raise InvalidParams("'endAt' must be after 'startAt'.", field="endAt")
+            raise InvalidParams.end_before_start()
         if current.all_day and isinstance(new_start, datetime) and "timezone" not in changes:
             fields["timezone"] = zone_name(new_start)  # all-day events are floating
         fields.update(moment_fields(new_start, new_end))

@@ -119,10 +119,10 @@ class EventKitReminders:
     def create_list(self, name: str) -> ReminderList:
         name = check_text("name", name, limit=200).strip()
         if not name:
-            raise InvalidParams("'name' must not be empty.")
+            raise InvalidParams.empty_name()
         self._access.require(ENTITY)
         if any(known.name.casefold() == name.casefold() for known in self.lists(with_counts=False)):
-            raise InvalidParams(f"A list named '{name}' already exists.")
+            raise InvalidParams.name_taken("list", name)
         with translated(f"create the list '{name}'"):
             made = self._port.create_calendar(ENTITY, name)
         self._forget()
@@ -226,7 +226,7 @@ class EventKitReminders:
         with translated("read the reminder"):
             found = self._port.reminder(reminder_id)
         if found is None:
-            raise NotFound(f"No reminder found with ID: '{reminder_id}'.")
+            raise NotFound.reminder(reminder_id)
         return found
 
     def _require_lists(self, list_ids: set[str]) -> None:
@@ -234,7 +234,7 @@ class EventKitReminders:
             known = {c.id for c in self._port.calendars(ENTITY)}
         missing = sorted(list_ids - known)
         if missing:
-            raise NotFound(f"No list found with ID: '{missing[0]}'.")
+            raise NotFound.reminder_list(missing[0])
 
     def _forget(self) -> None:
         with self._lock:

@@ -136,14 +136,14 @@ class CalendarTables:
             )
         ).first()
         if row is None:
-            raise NotFound(f"No event found with ID: '{uid}'.")
+            raise NotFound.event(uid)
         return StoredObject(*row)
 
     def _calendar(self, conn: Connection, calendar_id: str) -> Calendar:
         for calendar in self._calendars(conn):
             if calendar.id == calendar_id:
                 return calendar
-        raise NotFound(f"No calendar found with ID: '{calendar_id}'.")
+        raise NotFound.calendar(calendar_id)
 
     def _calendars(self, conn: Connection) -> list[Calendar]:
         query = select(

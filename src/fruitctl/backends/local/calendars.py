@@ -98,9 +98,9 @@ class LocalCalendars(CalendarTables):
     def create_calendar(self, name: str) -> Calendar:
         name = check_text("name", name, limit=CALENDAR_NAME_MAX).strip()
         if not name:
-            raise InvalidParams("'name' must not be empty.", field="name")
+            raise InvalidParams.empty_name(field="name")
         if any(c.name.casefold() == name.casefold() for c in self.calendars()):
-            raise InvalidParams(f"A calendar named '{name}' already exists.", field="name")
+            raise InvalidParams.name_taken("calendar", name, field="name")
         return self.put_calendar(secrets.token_hex(8), name)
 
     # -- reads -----------------------------------------------------------------------------------
@@ -179,10 +179,7 @@ class LocalCalendars(CalendarTables):
             stored, made = self._again(conn, event_id, read, made, edit)
             target = self._writable(conn, changes.get("calendarId", stored.calendar_id))
             if key is not None and scope == "occurrence" and target.id != stored.calendar_id:
-                raise InvalidParams(
-                    "An occurrence cannot move to another calendar alone; use scope 'series'.",
-                    field="calendarId",
-                )
+                raise InvalidParams.occurrence_cannot_move()
             self._writable(conn, stored.calendar_id)
             record(conn, token, {"id": event_id})
             self._store(conn, stored.uid, target.id, made)
@@ -202,11 +199,7 @@ class LocalCalendars(CalendarTables):
             if key is not None and scope == "occurrence":
                 return Prepared.of(ical_edit.remove_occurrence(text, key, now()))
             if key is None and scope == "occurrence" and ical.is_series(ical.parse(text)):
-                raise InvalidParams(
-                    f"Event '{event_id}' is a recurring series: give an occurrence id to delete "
-                    "one occurrence, or scope 'series' to delete them all.",
-                    field="scope",
-                )
+                raise InvalidParams.recurring_delete(event_id)
             return None
 
         made = edit(read.ics)
@@ -254,10 +247,10 @@ class LocalCalendars(CalendarTables):
         try:
             return self._object(conn, uid), key
         except NotFound as exc:
-            raise NotFound(f"No event found with ID: '{event_id}'.") from exc
+            raise NotFound.event(event_id) from exc
 
     def _writable(self, conn: Connection, calendar_id: str) -> Calendar:
         calendar = self._calendar(conn, calendar_id)
         if calendar.readOnly:
-            raise PermissionDenied(f"Calendar '{calendar.name}' is read-only.")
+            raise PermissionDenied.read_only_calendar(calendar.name)
         return calendar

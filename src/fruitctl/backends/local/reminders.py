@@ -114,8 +114,8 @@ class LocalReminders:
     def create_list(self, name: str) -> ReminderList:
         name = check_text("name", name, limit=200).strip()
         if not name:
-            raise InvalidParams("'name' must not be empty.")
-        taken = InvalidParams(f"A list named '{name}' already exists.")
+            raise InvalidParams.empty_name()
+        taken = InvalidParams.name_taken("list", name)
         with self._writer.begin() as conn:
             existing = conn.execute(select(lists.c.name, lists.c.position)).all()
             # Names match case-insensitively everywhere (seed 002), beyond ASCII too: SQLite's
@@ -190,7 +190,7 @@ class LocalReminders:
     def _get(self, conn: Any, reminder_id: str) -> Reminder:
         row = conn.execute(rows.base_select().where(reminders.c.id == reminder_id)).first()
         if row is None:
-            raise NotFound(f"No reminder found with ID: '{reminder_id}'.")
+            raise NotFound.reminder(reminder_id)
         return rows.to_reminders(conn, [row])[0]
 
     def set_default_list(self, list_id: str) -> None:
@@ -247,7 +247,7 @@ class LocalReminders:
                 reminders.update().where(reminders.c.id == reminder_id).values(**values)
             )
             if done.rowcount == 0:
-                raise NotFound(f"No reminder found with ID: '{reminder_id}'.")
+                raise NotFound.reminder(reminder_id)
             if "tags" in changes:
                 rows.store_tags(conn, reminder_id, changes["tags"])
             return self._get(conn, reminder_id)
@@ -261,7 +261,7 @@ class LocalReminders:
             applied.record(conn, token, {"id": reminder_id})
             done = conn.execute(reminders.delete().where(reminders.c.id == reminder_id))
             if done.rowcount == 0:
-                raise NotFound(f"No reminder found with ID: '{reminder_id}'.")
+                raise NotFound.reminder(reminder_id)
 
     def search(self, scope: ReminderScope, query: Query, limit: int, offset: int = 0) -> Any:
         if scope.text is not None:  # matched in Python (see _fetch_mentioning): the rest too
@@ -279,7 +279,7 @@ class LocalReminders:
         known = set(conn.execute(select(lists.c.id).where(lists.c.id.in_(list_ids))).scalars())
         missing = sorted(list_ids - known)
         if missing:
-            raise NotFound(f"No list found with ID: '{missing[0]}'.")
+            raise NotFound.reminder_list(missing[0])
 
     @staticmethod
     def _new_row(reminder_id: str, item: NewReminder, stamp: datetime) -> dict[str, Any]:

@@ -254,7 +254,7 @@ class Dispatcher:
     def _error(self, request_id: Any, exc: Exception, where: str) -> dict[str, Any]:
         if not isinstance(exc, FruitctlError):  # a bug: its type goes to the log, nothing else
             self._log.error("rpc_method_crashed", method=where, exception=type(exc).__name__)
-            exc = InternalError("Internal error.")
+            exc = InternalError.hidden()
         return error_response(request_id, exc)
 
 
