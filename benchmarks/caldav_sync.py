@@ -56,8 +56,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tests"))
 from caldav_server import Account, running_radicale
 
 from fruitctl.backends import caldav, ical_events, ical_occurrences
-from fruitctl.services.calendar import CalendarService
-from fruitctl.services.reminders import RemindersService
+from fruitctl.capabilities.calendar.service import CalendarService
+from fruitctl.capabilities.reminders.service import RemindersService
 from fruitctl.store import open_database
 
 TODOS, EVENTS = 1_000, 2_000

@@ -32,7 +32,7 @@ def main() -> int:
     with tempfile.TemporaryDirectory() as home:
         os.environ["FRUITCTL_HOME"] = home
         from fruitctl import bootstrap
-        from fruitctl.policy.decision import Actor
+        from fruitctl.domain.actors import Actor
 
         app = bootstrap.build()
         seed(app)

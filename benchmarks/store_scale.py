@@ -31,8 +31,8 @@ from rich.console import Console
 from rich.table import Table
 
 from fruitctl.backends.local import LocalReminders
+from fruitctl.capabilities.reminders.service import RemindersService
 from fruitctl.ports import NewReminder, ReminderQuery, ReminderScope
-from fruitctl.services.reminders import RemindersService
 from fruitctl.store import open_database
 
 SIZES = (1_000, 10_000, 100_000)

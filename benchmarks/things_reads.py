@@ -37,7 +37,7 @@ sys.path.insert(0, str(Path(__file__).parents[1] / "tests"))
 from things_fixture import build, packed, stamp
 
 from fruitctl.backends.things import ThingsDatabase
-from fruitctl.services.things import GetToDo, QueryToDos, ThingsService
+from fruitctl.capabilities.things.service import GetToDo, QueryToDos, ThingsService
 
 SIZES = (1_000, 5_000, 20_000)
 SEED = 20_261_124

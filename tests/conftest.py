@@ -17,8 +17,8 @@ from hypothesis import settings
 from searx_server import FakeSearx, running_searx
 
 from fruitctl.backends.local import LocalReminders
+from fruitctl.capabilities.reminders.service import RemindersService
 from fruitctl.domain.dates import use_zone
-from fruitctl.services.reminders import RemindersService
 from fruitctl.store import open_database
 
 

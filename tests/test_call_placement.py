@@ -15,8 +15,8 @@ import pytest
 from things_fixture import build
 
 from fruitctl import bootstrap
+from fruitctl.domain.actors import Actor
 from fruitctl.gateway.placement import place
-from fruitctl.policy.decision import Actor
 from fruitctl.tools.model import Tool
 
 RECORDER = str(Path(__file__).parent / "things_recorder.py")

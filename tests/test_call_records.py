@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 
 from fruitctl import bootstrap, telemetry
-from fruitctl.policy.decision import Actor
+from fruitctl.domain.actors import Actor
 from fruitctl.store import open_database
 
 AGENT = Actor("agent", "test-agent")

@@ -10,11 +10,11 @@ import pytest
 from typer.testing import CliRunner
 
 from fruitctl import config
+from fruitctl.capabilities import all_tools
 from fruitctl.cli.app import app
 from fruitctl.config import ConfigError
 from fruitctl.policy import governance
 from fruitctl.policy.governance import GovernanceError
-from fruitctl.tools.catalog import all_tools
 
 runner = CliRunner()
 DEFINITIONS = [t.definition for t in all_tools()]

@@ -20,10 +20,10 @@ from searx_server import running_searx
 
 from fruitctl import bootstrap
 from fruitctl.config import load
+from fruitctl.domain.actors import Actor
 from fruitctl.gateway import Gateway
-from fruitctl.policy.decision import Actor
-from fruitctl.services.inputs import Input
 from fruitctl.tools.context import ToolContext
+from fruitctl.tools.inputs import Input
 from fruitctl.tools.model import Tool, tool
 from fruitctl.transports.rpc.jsonrpc import Session
 from fruitctl.transports.rpc.methods import build_methods

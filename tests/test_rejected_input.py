@@ -16,10 +16,10 @@ from typer.testing import CliRunner
 
 from fruitctl import bootstrap
 from fruitctl.cli.app import app as cli_app
+from fruitctl.domain.actors import Actor
 from fruitctl.domain.errors import BackendUnavailable, InvalidParams
-from fruitctl.policy.decision import Actor
-from fruitctl.services.inputs import Input
 from fruitctl.tools.context import ToolContext
+from fruitctl.tools.inputs import Input
 from fruitctl.tools.model import tool
 
 AGENT = Actor("agent", "a1")

@@ -24,7 +24,7 @@ def web_search_service(web: WebConfig, rules: DomainRules) -> Any:
     """The web search ``[web]`` in config.toml describes, under ``rules``; a provider that is
     missing fails each search with what to configure."""
     from fruitctl.backends import search
-    from fruitctl.services.web import WebSearchService
+    from fruitctl.capabilities.web.service import WebSearchService
 
     return WebSearchService(
         search.provider(web.provider, web.searxng_url, web.timeout_seconds), rules

@@ -27,29 +27,29 @@ from fruitctl.backend_factories import (
     remote_account,
     web_search_service,
 )
+from fruitctl.capabilities import all_tools
+from fruitctl.capabilities.calendar.service import CalendarService
+from fruitctl.capabilities.context import Context
+from fruitctl.capabilities.reminders.service import RemindersService
+from fruitctl.capabilities.things.service import ThingsService
 from fruitctl.config import Config, ConfigError
 from fruitctl.config_drift import ConfigWatch
+from fruitctl.domain.actors import Actor
 from fruitctl.domain.dates import use_zone
 from fruitctl.domain.errors import StorageFault, StoreBusy
 from fruitctl.domain.hosts import DomainRules
 from fruitctl.gateway import Action, Gateway
 from fruitctl.policy import governance as governance_module
-from fruitctl.policy.decision import Actor
 from fruitctl.policy.engine import Policy
 from fruitctl.policy.modes import ModeStore
 from fruitctl.policy.reload import LiveGovernance
 from fruitctl.ports import CalendarBackend, RemindersBackend
-from fruitctl.services.calendar import CalendarService
 from fruitctl.services.demo import DemoService
 from fruitctl.services.doctor import DoctorService
-from fruitctl.services.reminders import RemindersService
 from fruitctl.services.sync import SyncService
-from fruitctl.services.things import ThingsService
 from fruitctl.store import check as check_database
 from fruitctl.store import open_database
 from fruitctl.store.faults import translate as translate_fault
-from fruitctl.tools.catalog import all_tools
-from fruitctl.tools.context import ToolContext
 from fruitctl.tools.model import Tool, ToolDefinition
 from fruitctl.tools.registry import ToolRegistry
 
@@ -222,7 +222,7 @@ class App:
         recorder = telemetry.CallRecorder(
             self.state, lambda exc: translate_fault(exc, paths.state_db)
         )
-        context = ToolContext(self._factories(), rules.of)
+        context = Context(self._factories(), rules.of)
         policy = Policy(rules, self.modes, recorder)
         gateway = Gateway(registry, policy, context, log, recorder, _run_in_child)
         ttl = self.config.settings.approvals.ttl_hours * 3600
@@ -335,8 +335,8 @@ class App:
             self._closers.pop()()
 
     def _factories(self) -> dict[str, Callable[[], Any]]:
-        from fruitctl.services.files import FileService
-        from fruitctl.services.system import SystemService
+        from fruitctl.capabilities.files.service import FileService
+        from fruitctl.capabilities.system.service import SystemService
 
         return {
             "approvals": lambda: self.approvals,

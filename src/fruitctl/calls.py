@@ -16,8 +16,9 @@ import time
 from dataclasses import dataclass, field
 from typing import Any
 
+from fruitctl.domain.actors import Actor
 from fruitctl.domain.errors import FruitctlError, InternalError, PermissionDenied
-from fruitctl.policy.decision import Actor, Decision
+from fruitctl.policy.decision import Decision
 from fruitctl.telemetry import CallRecord, CallRecorder, EventLog, new_span_id, new_trace_id
 from fruitctl.tools.model import ToolResult
 from fruitctl.tools.registry import ToolRegistry

@@ -17,7 +17,9 @@ from mcp.client import Client
 from typer.testing import CliRunner
 
 from fruitctl import bootstrap
+from fruitctl.capabilities import all_tools
 from fruitctl.cli.app import app as cli_app
+from fruitctl.domain.actors import Actor
 from fruitctl.domain.errors import (
     ExecutionFailed,
     ListNotAllowed,
@@ -25,9 +27,7 @@ from fruitctl.domain.errors import (
     PermissionDenied,
     RateLimited,
 )
-from fruitctl.policy.decision import Actor
-from fruitctl.services.inputs import Input
-from fruitctl.tools.catalog import all_tools
+from fruitctl.tools.inputs import Input
 from fruitctl.tools.model import tool
 from fruitctl.tools.registry import ToolRegistry
 from fruitctl.transports.mcp import build_server

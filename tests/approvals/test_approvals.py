@@ -17,6 +17,7 @@ from typing import Any
 import pytest
 
 from fruitctl import bootstrap
+from fruitctl.domain.actors import Actor
 from fruitctl.domain.errors import (
     Conflict,
     FruitctlError,
@@ -25,7 +26,6 @@ from fruitctl.domain.errors import (
     ProposalExpired,
     ProposalNotFound,
 )
-from fruitctl.policy.decision import Actor
 
 AGENT = Actor("agent", "claude")
 OTHER = Actor("agent", "codex")

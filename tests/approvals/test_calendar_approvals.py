@@ -11,9 +11,9 @@ from typing import Any
 import pytest
 
 from fruitctl import bootstrap
+from fruitctl.capabilities import all_tools
+from fruitctl.domain.actors import Actor
 from fruitctl.domain.errors import Conflict, InvalidParams
-from fruitctl.policy.decision import Actor
-from fruitctl.tools.catalog import all_tools
 
 AGENT = Actor("agent", "claude")
 PERSON = Actor("human", "me")

@@ -7,7 +7,7 @@ import hashlib
 import os
 from pathlib import Path
 
-from fruitctl.approvals.changes import HASH_CHUNK, _file_state
+from fruitctl.capabilities.files.changes import HASH_CHUNK, _file_state
 
 
 def test_a_file_larger_than_one_step_is_hashed_whole(tmp_path: Path) -> None:

@@ -19,8 +19,8 @@ from fruitctl import bootstrap
 from fruitctl.approvals import views
 from fruitctl.approvals.changes import unknown_change
 from fruitctl.approvals.store import ProposalStore
+from fruitctl.domain.actors import Actor
 from fruitctl.domain.errors import Conflict
-from fruitctl.policy.decision import Actor
 from fruitctl.tools.outputs import Pending, Proposal
 from fruitctl.transports.http import schemas
 from fruitctl.transports.http.app import create_app

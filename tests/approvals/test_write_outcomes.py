@@ -17,13 +17,13 @@ import pytest
 from sqlalchemy import text
 
 from fruitctl import bootstrap
+from fruitctl.domain.actors import Actor
 from fruitctl.domain.dates import format_datetime
 from fruitctl.domain.errors import ProposalExpired
 from fruitctl.domain.writes import entering
 from fruitctl.policy import governance
-from fruitctl.policy.decision import Actor
-from fruitctl.services.inputs import Input
 from fruitctl.tools.context import ToolContext
+from fruitctl.tools.inputs import Input
 from fruitctl.tools.model import Change, tool
 
 PERSON = Actor("human", "tester")

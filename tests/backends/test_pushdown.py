@@ -21,11 +21,11 @@ from sqlalchemy import delete
 from fruitctl.backends.local import LocalReminders, pushdown
 from fruitctl.backends.local.tables import lists as lists_table
 from fruitctl.backends.local.tables import reminders as reminders_table
+from fruitctl.capabilities.reminders.service import RemindersService
 from fruitctl.domain import query_budget
 from fruitctl.domain.errors import FruitctlError
 from fruitctl.domain.query import compile_query
 from fruitctl.ports import NewReminder
-from fruitctl.services.reminders import RemindersService
 from fruitctl.store import open_database
 
 WORDS = ["call", "Call", "mom", "buy", "milk", "", "b", "ab", "über", "Zed", "2026-02-24"]

@@ -15,7 +15,7 @@ from typer.testing import CliRunner
 
 from fruitctl import bootstrap
 from fruitctl.cli.app import app
-from fruitctl.policy.decision import Actor
+from fruitctl.domain.actors import Actor
 
 runner = CliRunner()
 FLAG = "⚠"

@@ -15,7 +15,7 @@ from fruitctl import bootstrap
 from fruitctl.backends.local import LocalReminders
 from fruitctl.backends.local.calendars import LocalCalendars
 from fruitctl.cli.app import app
-from fruitctl.policy.decision import Actor
+from fruitctl.domain.actors import Actor
 from fruitctl.store import open_database
 
 runner = CliRunner()

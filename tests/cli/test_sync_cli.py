@@ -14,7 +14,7 @@ from typer.testing import CliRunner
 from fruitctl import bootstrap, config
 from fruitctl.cli.app import app
 from fruitctl.config import ConfigError
-from fruitctl.policy.decision import Actor
+from fruitctl.domain.actors import Actor
 
 runner = CliRunner()
 

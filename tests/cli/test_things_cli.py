@@ -13,9 +13,9 @@ from things_fixture import AUTH_TOKEN, ThingsFixture, build
 from typer.testing import CliRunner
 
 from fruitctl import bootstrap
+from fruitctl.capabilities.things.service import ENABLE_URLS
 from fruitctl.cli.app import app as cli_app
-from fruitctl.policy.decision import Actor
-from fruitctl.services.things import ENABLE_URLS
+from fruitctl.domain.actors import Actor
 
 runner = CliRunner()
 

@@ -11,8 +11,8 @@ from typing import Any
 
 import pytest
 
-from fruitctl.tools.catalog.reminders import TOOLS
-from fruitctl.tools.catalog.seed_schemas import published
+from fruitctl.capabilities.reminders.schemas import published
+from fruitctl.capabilities.reminders.tools import TOOLS
 
 SEED = Path(__file__).parent / "seed002"
 BY_NAME = {t.name: t for t in TOOLS}

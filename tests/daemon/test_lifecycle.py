@@ -24,8 +24,8 @@ from fruitctl.daemon.lifecycle import (
     lock_holder,
     private_dir,
 )
+from fruitctl.domain.actors import Actor
 from fruitctl.domain.errors import PermissionDenied
-from fruitctl.policy.decision import Actor
 from fruitctl.transports.rpc.jsonrpc import Session
 
 pytestmark = pytest.mark.slow  # most of its tests take two seconds or more

@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from fruitctl import bootstrap
-from fruitctl.policy.decision import Actor
+from fruitctl.domain.actors import Actor
 from fruitctl.tools.model import ToolResult
 
 AGENT = Actor("agent", "probe")

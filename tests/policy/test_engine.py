@@ -8,8 +8,8 @@ from pathlib import Path
 import pytest
 
 from fruitctl import bootstrap
+from fruitctl.domain.actors import Actor
 from fruitctl.domain.errors import InvalidParams
-from fruitctl.policy.decision import Actor
 from fruitctl.policy.modes import ModeStore, parse_mode
 
 AGENT = Actor("agent", "a1")

@@ -8,11 +8,11 @@ from pathlib import Path
 import pytest
 
 from fruitctl import bootstrap
+from fruitctl.capabilities import all_tools
 from fruitctl.config import load
+from fruitctl.domain.actors import Actor
 from fruitctl.policy import governance
-from fruitctl.policy.decision import Actor
 from fruitctl.policy.governance import GovernanceError
-from fruitctl.tools.catalog import all_tools
 
 DEFINITIONS = [t.definition for t in all_tools()]
 

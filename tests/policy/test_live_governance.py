@@ -10,10 +10,10 @@ import threading
 from pathlib import Path
 from typing import Any
 
+from fruitctl.capabilities import all_tools
 from fruitctl.config import load
 from fruitctl.policy import governance
 from fruitctl.policy.reload import LiveGovernance
-from fruitctl.tools.catalog import all_tools
 
 DEFINITIONS = [t.definition for t in all_tools()]
 # Two files, each setting both tools alike: a mix of them would show one tool of each.

@@ -17,8 +17,8 @@ from platformdirs.macos import MacOS
 from fruitctl import bootstrap
 from fruitctl.cli import remote
 from fruitctl.daemon.lifecycle import RuntimeFiles
+from fruitctl.domain.actors import Actor
 from fruitctl.paths import Paths
-from fruitctl.policy.decision import Actor
 from fruitctl.private import make_dirs
 
 AGENT = Actor("agent", "probe")

@@ -13,8 +13,8 @@ from zoneinfo import ZoneInfo
 import pytest
 
 from fruitctl.backends.local.calendars import LocalCalendars
+from fruitctl.capabilities.calendar.service import CalendarService
 from fruitctl.domain.errors import InvalidParams, NotFound
-from fruitctl.services.calendar import CalendarService
 from fruitctl.store import open_database
 
 ROME = ZoneInfo("Europe/Rome")

@@ -6,8 +6,8 @@ from typing import Any
 
 import pytest
 
+from fruitctl.capabilities.reminders.service import RemindersService
 from fruitctl.domain.errors import InvalidParams
-from fruitctl.services.reminders import RemindersService
 
 
 def _create(service: RemindersService, *titles: str) -> list[str]:

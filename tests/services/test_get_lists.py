@@ -5,8 +5,8 @@ from __future__ import annotations
 import pytest
 
 from fruitctl.backends.local import LocalReminders
+from fruitctl.capabilities.reminders.service import RemindersService
 from fruitctl.domain.errors import InvalidParams
-from fruitctl.services.reminders import RemindersService
 
 
 def test_a_new_store_has_the_default_list_only(service: RemindersService) -> None:

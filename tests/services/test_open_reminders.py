@@ -9,8 +9,8 @@ from typing import Any
 import pytest
 
 from fruitctl.backends.local import LocalReminders
+from fruitctl.capabilities.reminders.service import RemindersService
 from fruitctl.domain.errors import InvalidParams
-from fruitctl.services.reminders import RemindersService
 
 GENERATED_AT = re.compile(r"^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}[+-]\d{2}:\d{2}$")
 ITEM_KEYS = {"id", "listName", "title", "dueAt", "priority", "isFlagged", "tags", "notesPreview"}

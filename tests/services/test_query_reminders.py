@@ -15,8 +15,8 @@ from sqlalchemy import update
 
 from fruitctl.backends.local import LocalReminders
 from fruitctl.backends.local.tables import reminders as reminders_table
+from fruitctl.capabilities.reminders.service import RemindersService
 from fruitctl.domain.errors import InvalidParams, InvalidQuery, NotFound
-from fruitctl.services.reminders import RemindersService
 from fruitctl.store import open_database
 
 SELECTOR_ERROR = "List selector must specify exactly one of: 'id', 'name', or 'all'."

@@ -3,7 +3,7 @@ reminders, and never after a change."""
 
 from __future__ import annotations
 
-from fruitctl.services.reminders import RemindersService
+from fruitctl.capabilities.reminders.service import RemindersService
 
 
 def test_repeated_reads_agree_and_changes_show_at_once(service: RemindersService) -> None:

@@ -15,7 +15,7 @@ import pytest
 from things_fixture import build
 
 from fruitctl import bootstrap
-from fruitctl.policy.decision import Actor
+from fruitctl.domain.actors import Actor
 
 pytestmark = pytest.mark.slow  # its one test takes two seconds or more
 

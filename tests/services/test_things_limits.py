@@ -13,8 +13,8 @@ import pytest
 from things_home import app_on_things
 
 from fruitctl import bootstrap
-from fruitctl.policy.decision import Actor
-from fruitctl.services.things_inputs import CHECKLIST_MAX, NOTES_MAX, STRING_MAX
+from fruitctl.capabilities.things.inputs import CHECKLIST_MAX, NOTES_MAX, STRING_MAX
+from fruitctl.domain.actors import Actor
 
 AGENT = Actor("agent", "tester")
 PERSON = Actor("human", "me")

@@ -12,7 +12,7 @@ from things_fixture import add_repeating
 from things_home import app_on_things
 
 from fruitctl import bootstrap
-from fruitctl.policy.decision import Actor
+from fruitctl.domain.actors import Actor
 
 AGENT = Actor("agent", "tester")
 PERSON = Actor("human", "me")

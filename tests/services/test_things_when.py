@@ -13,11 +13,11 @@ from things_home import app_on_things
 from typer.testing import CliRunner
 
 from fruitctl import bootstrap
+from fruitctl.capabilities.things import inputs as things_inputs
+from fruitctl.capabilities.things.tools import TOOLS
 from fruitctl.cli.app import app as cli_app
+from fruitctl.domain.actors import Actor
 from fruitctl.domain.things import WHEN, WHEN_WORDS
-from fruitctl.policy.decision import Actor
-from fruitctl.services import things_inputs
-from fruitctl.tools.catalog.things import TOOLS
 
 AGENT = Actor("agent", "tester")
 PERSON = Actor("human", "me")

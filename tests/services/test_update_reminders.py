@@ -9,9 +9,9 @@ from typing import Any
 import pytest
 
 from fruitctl.backends.local import LocalReminders
+from fruitctl.capabilities.reminders.service import RemindersService
 from fruitctl.domain.errors import InvalidParams
 from fruitctl.domain.reminders import Reminder
-from fruitctl.services.reminders import RemindersService
 
 WIRE_DATETIME = re.compile(r"^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}[+-]\d{2}:\d{2}$")
 DATE_ERROR = "Invalid date format: '{}'. Expected ISO 8601 format like '2024-01-15T10:00:00-05:00'."

@@ -14,7 +14,7 @@ import pytest
 from things_fixture import build
 
 from fruitctl import bootstrap
-from fruitctl.policy.decision import Actor
+from fruitctl.domain.actors import Actor
 
 RECORDER = str(Path(__file__).parents[1] / "things_recorder.py")
 AGENT = Actor("agent", "tester")

@@ -14,9 +14,9 @@ from typing import Any
 import pytest
 
 from fruitctl import bootstrap
+from fruitctl.domain.actors import Actor
 from fruitctl.domain.errors import NotFound, PermissionDenied
 from fruitctl.domain.path_rules import PathRules
-from fruitctl.policy.decision import Actor
 from fruitctl.tools.model import ToolResult
 
 AGENT = Actor("agent", "probe")

@@ -12,6 +12,18 @@ from typing import Any
 import pytest
 from pydantic import ValidationError
 
+from fruitctl.capabilities.context import Context
+from fruitctl.capabilities.files import service as files_module
+from fruitctl.capabilities.files.service import FileService, fd_path
+from fruitctl.capabilities.files.tools import (
+    TOOLS,
+    ListDirectoryInput,
+    ReadFileInput,
+    WriteFileInput,
+    list_directory,
+    read_file,
+    write_file,
+)
 from fruitctl.domain.errors import (
     ExecutionFailed,
     FruitctlError,
@@ -22,18 +34,6 @@ from fruitctl.domain.errors import (
 )
 from fruitctl.domain.path_rules import PathRules
 from fruitctl.policy.governance import ToolRules
-from fruitctl.services import files as files_module
-from fruitctl.services.files import FileService, fd_path
-from fruitctl.tools.catalog.files import (
-    TOOLS,
-    ListDirectoryInput,
-    ReadFileInput,
-    WriteFileInput,
-    list_directory,
-    read_file,
-    write_file,
-)
-from fruitctl.tools.context import ToolContext
 
 MB = 1024 * 1024
 SECRET = "outside secret\n"
@@ -611,7 +611,8 @@ def test_planted_temp_name_is_never_written_through(
 ) -> None:
     (tree.root / "sub" / ".fruitctl-planted.tmp").symlink_to(tree.outside / "secret.txt")
     names = iter(["planted", "fresh"])
-    monkeypatch.setattr("fruitctl.services.files.secrets.token_hex", lambda n: next(names))
+    service = "fruitctl.capabilities.files.service"
+    monkeypatch.setattr(f"{service}.secrets.token_hex", lambda n: next(names))
     write(tree, f"{tree.root}/sub/new.txt", "mine\n")
     assert (tree.outside / "secret.txt").read_text() == SECRET
     assert (tree.root / "sub" / "new.txt").read_text() == "mine\n"
@@ -633,7 +634,7 @@ def test_failed_rename_leaves_no_temp(tree: Tree, monkeypatch: pytest.MonkeyPatc
 # -- the tools -------------------------------------------------------------------------------------
 
 
-def context(tree: Tree, **overrides: Any) -> ToolContext:
+def context(tree: Tree, **overrides: Any) -> Context:
     def rules(name: str) -> ToolRules:
         allowed = [f"{tree.root}/sub/**"] if name == "write_file" else [f"{tree.root}/**"]
         settings: dict[str, Any] = {
@@ -643,7 +644,7 @@ def context(tree: Tree, **overrides: Any) -> ToolContext:
         }
         return ToolRules(**(settings | overrides))
 
-    return ToolContext(factories={"files": FileService}, rules=rules)
+    return Context(factories={"files": FileService}, rules=rules)
 
 
 def test_read_file_tool(tree: Tree) -> None:

@@ -6,8 +6,8 @@ from __future__ import annotations
 import pytest
 from pydantic import Field
 
-from fruitctl.services.inputs import CLEARED_BY_NULL, Input
-from fruitctl.tools.catalog.seed_schemas import published
+from fruitctl.capabilities.reminders.schemas import published
+from fruitctl.tools.inputs import CLEARED_BY_NULL, Input
 
 
 class Inner(Input):

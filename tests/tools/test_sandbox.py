@@ -16,6 +16,7 @@ from pathlib import Path
 import psutil
 import pytest
 
+from fruitctl.capabilities.system.tools import ReadSystemLogsInput
 from fruitctl.domain.errors import ExecutionFailed, InvalidParams, Timeout, Unsupported
 from fruitctl.sandbox import (
     SAFE_PATH,
@@ -26,11 +27,10 @@ from fruitctl.sandbox import (
     run_command,
     run_in_child,
 )
-from fruitctl.services.inputs import parse
-from fruitctl.tools.catalog.system import ReadSystemLogsInput
+from fruitctl.tools.inputs import parse
 
 PY = sys.executable
-LOGS = "fruitctl.tools.catalog.system:read_logs_in_child"
+LOGS = "fruitctl.capabilities.system.tools:read_logs_in_child"
 
 
 def python(code: str, *args: str) -> list[str]:

@@ -8,8 +8,8 @@ from typing import Any
 import jsonschema
 import pytest
 
+from fruitctl.capabilities.reminders.tools import TOOLS
 from fruitctl.domain.errors import InvalidParams
-from fruitctl.tools.catalog.reminders import TOOLS
 
 BY_NAME = {t.name: t for t in TOOLS}
 SEED_TOOLS = [

@@ -14,10 +14,10 @@ from typing import Any
 import psutil
 import pytest
 
-from fruitctl.domain.errors import FruitctlError, InvalidParams, Unsupported
-from fruitctl.sandbox import find_program
-from fruitctl.services.system import SystemService
-from fruitctl.services.system.log_formats import (
+from fruitctl.capabilities.context import Context
+from fruitctl.capabilities.system import tools as catalog
+from fruitctl.capabilities.system.service import SystemService
+from fruitctl.capabilities.system.service.log_formats import (
     LogQuery,
     journal_argv,
     parse_journal_line,
@@ -25,9 +25,9 @@ from fruitctl.services.system.log_formats import (
     unified_log_argv,
     unified_log_predicate,
 )
-from fruitctl.services.system.metrics import parse_nvidia_smi
-from fruitctl.tools.catalog import system as catalog
-from fruitctl.tools.context import ToolContext
+from fruitctl.capabilities.system.service.metrics import parse_nvidia_smi
+from fruitctl.domain.errors import FruitctlError, InvalidParams, Unsupported
+from fruitctl.sandbox import find_program
 
 ISO = "%Y-%m-%dT%H:%M:%S%z"
 
@@ -335,8 +335,8 @@ def test_unified_log_lines_that_are_not_log_events_are_skipped() -> None:
 # -- the tools -------------------------------------------------------------------------------------
 
 
-def context() -> ToolContext:
-    return ToolContext({"system": lambda: SystemService(cpu_sample_seconds=0.01)}, lambda _: None)
+def context() -> Context:
+    return Context({"system": lambda: SystemService(cpu_sample_seconds=0.01)}, lambda _: None)
 
 
 def test_the_tools_are_declared_as_the_seed_says() -> None:

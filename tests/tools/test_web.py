@@ -27,6 +27,9 @@ from searx_server import (
 
 from fruitctl.backend_factories import web_search_service
 from fruitctl.backends.search import DuckDuckGoProvider, SearxNGProvider
+from fruitctl.capabilities.context import Context
+from fruitctl.capabilities.web.service import WebSearchService
+from fruitctl.capabilities.web.tools import TOOLS, WebSearchInput, web_search
 from fruitctl.config import WebConfig
 from fruitctl.domain.errors import (
     BackendUnavailable,
@@ -38,9 +41,6 @@ from fruitctl.domain.errors import (
 )
 from fruitctl.domain.hosts import DomainRules
 from fruitctl.policy.governance import ToolRules
-from fruitctl.services.web import WebSearchService
-from fruitctl.tools.catalog.web import TOOLS, WebSearchInput, web_search
-from fruitctl.tools.context import ToolContext
 
 ANY_HOST = DomainRules()
 
@@ -347,8 +347,8 @@ def test_searxng_from_config_searches(searx: FakeSearx) -> None:
 # -- the tool ----------------------------------------------------------------------------------
 
 
-def tool_context(service: WebSearchService, rules: ToolRules) -> ToolContext:
-    return ToolContext({"web": lambda: service}, lambda name: rules)
+def tool_context(service: WebSearchService, rules: ToolRules) -> Context:
+    return Context({"web": lambda: service}, lambda name: rules)
 
 
 def test_the_tool_is_declared() -> None:

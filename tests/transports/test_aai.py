@@ -16,8 +16,8 @@ from socket_daemon import Daemon, Raw, running, seed_demo, short_home
 from typer.testing import CliRunner
 
 from fruitctl import __version__
+from fruitctl.capabilities import all_tools
 from fruitctl.cli.app import app
-from fruitctl.tools.catalog import all_tools
 
 runner = CliRunner()
 SEMVER = r"^\d+\.\d+\.\d+(?:-[0-9A-Za-z.-]+)?(?:\+[0-9A-Za-z.-]+)?$"

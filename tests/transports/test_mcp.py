@@ -19,10 +19,10 @@ from mcp.shared.exceptions import MCPError
 from pydantic import Field
 
 from fruitctl import bootstrap
+from fruitctl.domain.actors import Actor
 from fruitctl.gateway import Gateway
-from fruitctl.policy.decision import Actor
-from fruitctl.services.inputs import Input
 from fruitctl.tools.context import ToolContext
+from fruitctl.tools.inputs import Input
 from fruitctl.tools.model import tool
 from fruitctl.transports.mcp import build_server
 

@@ -14,7 +14,7 @@ import pytest
 from mcp.client import Client
 
 from fruitctl import bootstrap
-from fruitctl.policy.decision import Actor
+from fruitctl.domain.actors import Actor
 from fruitctl.transports.mcp import build_server
 
 DIRECT_WRITES = """tools:

@@ -22,9 +22,9 @@ import pytest
 from needs import missing
 
 from fruitctl.backends.local import LocalReminders
+from fruitctl.capabilities import all_tools
 from fruitctl.ports import NewReminder
 from fruitctl.store import open_database
-from fruitctl.tools.catalog import all_tools
 
 pytestmark = pytest.mark.slow  # most of its tests take two seconds or more
 

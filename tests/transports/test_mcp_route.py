@@ -12,7 +12,7 @@ import mcp_types as types
 import pytest
 from mcp.client import Client
 
-from fruitctl.tools.catalog import all_tools
+from fruitctl.capabilities import all_tools
 from fruitctl.transports.mcp import build_server, describe
 from fruitctl.transports.mcp_front import RefusingTools
 from fruitctl.transports.mcp_route import HOLDER_STEPS, Route, choose

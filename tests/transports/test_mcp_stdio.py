@@ -23,7 +23,7 @@ from mcp.client.stdio import StdioServerParameters, stdio_client
 from mcp.shared.exceptions import MCPError
 from pipe_wire import READ_TIMEOUT_S, Wire, jsonrpc
 
-from fruitctl.tools.catalog import all_tools
+from fruitctl.capabilities import all_tools
 
 SERVER = [sys.executable, "-m", "fruitctl", "mcp"]
 SESSION_TIMEOUT_S = 60.0  # a whole session; ~2 s when healthy

@@ -11,7 +11,7 @@ from typing import Any
 import pytest
 from socket_daemon import Daemon, Raw, running, seed_demo, short_home
 
-from fruitctl.tools.catalog import all_tools
+from fruitctl.capabilities import all_tools
 
 CREATE = {"name": "create_reminders", "arguments": {"reminders": [{"title": "decided"}]}}
 

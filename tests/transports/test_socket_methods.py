@@ -16,9 +16,9 @@ from things_fixture import build as build_things
 from typer.testing import CliRunner
 
 from fruitctl import __version__
+from fruitctl.capabilities import all_tools
 from fruitctl.cli.app import app
 from fruitctl.domain import error_table
-from fruitctl.tools.catalog import all_tools
 from fruitctl.transports.rpc.methods import alias_of
 
 runner = CliRunner()

@@ -38,6 +38,7 @@ from fruitctl.approvals import owners, views
 from fruitctl.approvals.audit import canonical
 from fruitctl.approvals.changes import differences, unknown_change
 from fruitctl.approvals.store import Proposal, ProposalStore
+from fruitctl.domain.actors import Actor, identity_of
 from fruitctl.domain.errors import (
     Conflict,
     ExecutionFailed,
@@ -50,7 +51,7 @@ from fruitctl.domain.errors import (
     StoreBusy,
     from_code,
 )
-from fruitctl.policy.decision import Actor, Decision, identity_of
+from fruitctl.policy.decision import Decision
 from fruitctl.tools.context import ToolContext
 from fruitctl.tools.model import Change, Tool
 from fruitctl.tools.registry import ToolRegistry

@@ -14,9 +14,9 @@ from typing import Any
 from sqlalchemy import Connection, Engine, text
 
 from fruitctl.approvals.audit import AuditLog, canonical
+from fruitctl.domain.actors import Actor
 from fruitctl.domain.dates import format_epoch
 from fruitctl.domain.errors import Conflict, ProposalExpired, ProposalNotFound
-from fruitctl.policy.decision import Actor
 
 COLUMNS = (
     "id, tool, args, args_hash, summary, actor, actor_kind, status, created_at, expires_at, "

@@ -12,7 +12,7 @@ from __future__ import annotations
 import time
 from typing import TYPE_CHECKING, Any, Protocol
 
-from fruitctl.policy.decision import Actor
+from fruitctl.domain.actors import Actor
 
 if TYPE_CHECKING:
     from fruitctl.bootstrap import App

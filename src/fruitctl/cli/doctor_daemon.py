@@ -12,8 +12,8 @@ from pathlib import Path
 from typing import Any
 
 from fruitctl.daemon.lifecycle import RuntimeFiles, answers, lock_holder
+from fruitctl.domain.actors import Actor
 from fruitctl.domain.errors import FruitctlError
-from fruitctl.policy.decision import Actor
 from fruitctl.transports.rpc.client import DaemonClient, RpcClient
 
 # The daemon answers system.info at once; a CalDAV backend's permission check inside it is

@@ -176,7 +176,7 @@ def _access(app: App) -> tuple[dict[str, str], dict[str, str]]:
 def _listing() -> list[Any]:
     """The tools as the registry declares them, without a gateway: building one would finish
     half-done approvals, which this process may not touch."""
-    from fruitctl.tools.catalog import all_tools
+    from fruitctl.capabilities import all_tools
     from fruitctl.transports.mcp import describe
 
     return [describe(tool.definition) for tool in all_tools()]

@@ -15,7 +15,7 @@ from typing import Any
 
 import anyio
 
-from fruitctl.policy.decision import Actor
+from fruitctl.domain.actors import Actor
 from fruitctl.tools.model import ToolResult
 from fruitctl.transports.mcp import InProcessTools
 

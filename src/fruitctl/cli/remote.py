@@ -17,8 +17,8 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from fruitctl.config import ConfigError
+from fruitctl.domain.actors import Actor
 from fruitctl.paths import Paths
-from fruitctl.policy.decision import Actor
 from fruitctl.private import NotPrivate, private_folder, read_private, write_private
 
 if TYPE_CHECKING:

@@ -15,8 +15,8 @@ from fruitctl.bootstrap import CLI_ACTOR
 from fruitctl.cli import drift
 from fruitctl.cli.app import JsonOption, client
 from fruitctl.cli.output import emit_json, out, run
+from fruitctl.domain.actors import Actor
 from fruitctl.domain.errors import InvalidParams
-from fruitctl.policy.decision import Actor
 from fruitctl.tools.model import MODES
 
 tools_app = typer.Typer(help="List the tools and call any of them.", no_args_is_help=True)

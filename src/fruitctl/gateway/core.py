@@ -24,6 +24,7 @@ from typing import TYPE_CHECKING, Any, Literal
 from pydantic import BaseModel
 
 from fruitctl.calls import Call, Outcomes
+from fruitctl.domain.actors import Actor
 from fruitctl.domain.errors import (
     FruitctlError,
     MethodNotFound,
@@ -35,7 +36,7 @@ from fruitctl.domain.errors import (
 from fruitctl.domain.writes import writing
 from fruitctl.gateway.placement import Entry, Placement, place
 from fruitctl.gateway.runner import ChildRunner, Runner
-from fruitctl.policy.decision import Actor, Decision
+from fruitctl.policy.decision import Decision
 from fruitctl.policy.engine import Policy
 from fruitctl.telemetry import CallRecorder, EventLog, new_trace_id
 from fruitctl.tools.context import ToolContext, current_actor

@@ -15,8 +15,9 @@ import time
 from dataclasses import dataclass
 from typing import Any, Protocol
 
+from fruitctl.domain.actors import Actor
 from fruitctl.domain.errors import FruitctlError, ModeForbidden, RateLimited
-from fruitctl.policy.decision import Actor, Decision
+from fruitctl.policy.decision import Decision
 from fruitctl.policy.governance import Governance, ToolRules
 from fruitctl.policy.modes import ModeStore
 from fruitctl.policy.reload import LiveGovernance

@@ -1,5 +1,7 @@
-"""What a tool function may use. Parts are built on first use, so a tool that reads a file never
-opens the reminders store, and a sandboxed child builds only what its tool touches."""
+"""What a tool function may use: the kernel's part of it - the person's allowlists, the proposals,
+a tool's governance rules, and who is calling. A capability's services are built on first use
+(``capabilities.context.Context``), so a tool that reads a file never opens the reminders store,
+and a sandboxed child builds only what its tool touches."""
 
 from __future__ import annotations
 
@@ -9,13 +11,7 @@ from functools import cached_property
 from typing import TYPE_CHECKING, Any, Protocol
 
 if TYPE_CHECKING:
-    from fruitctl.policy.decision import Actor
-    from fruitctl.services.calendar import CalendarService
-    from fruitctl.services.files import FileService
-    from fruitctl.services.reminders import RemindersService
-    from fruitctl.services.system import SystemService
-    from fruitctl.services.things import ThingsService
-    from fruitctl.services.web import WebSearchService
+    from fruitctl.domain.actors import Actor
 
 
 # Who is calling, for the tools that answer differently per caller (an agent sees only its own
@@ -49,43 +45,16 @@ class ToolContext:
         """The effective governance rules of a tool (``policy.governance.ToolRules``)."""
         return self._rules(tool_name)
 
-    @cached_property
-    def reminders(self) -> RemindersService:
-        service: RemindersService = self._factories["reminders"]()
-        return service
-
-    @cached_property
-    def calendar(self) -> CalendarService:
-        service: CalendarService = self._factories["calendar"]()
-        return service
-
-    @cached_property
-    def things(self) -> ThingsService:
-        service: ThingsService = self._factories["things"]()
-        return service
-
-    @cached_property
-    def files(self) -> FileService:
-        service: FileService = self._factories["files"]()
-        return service
-
-    @cached_property
-    def system(self) -> SystemService:
-        service: SystemService = self._factories["system"]()
-        return service
+    def _built(self, part: str) -> Any:
+        return self._factories[part]()
 
     @cached_property
     def approvals(self) -> Proposals:
-        engine: Proposals = self._factories["approvals"]()
+        engine: Proposals = self._built("approvals")
         return engine
 
     @cached_property
     def allowlists(self) -> Allowlists:
         """The allowlists a person set (``fruitctl config``)."""
-        store: Allowlists = self._factories["allowlists"]()
+        store: Allowlists = self._built("allowlists")
         return store
-
-    @cached_property
-    def web(self) -> WebSearchService:
-        service: WebSearchService = self._factories["web"]()
-        return service

@@ -15,6 +15,7 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict, Field, TypeAdapter, computed_field, model_validator
 
 from fruitctl.domain.errors import FruitctlError
+from fruitctl.tools.inputs import parse
 
 Category = Literal["read_only", "pim_write", "system_write", "network"]
 WRITE_CATEGORIES: frozenset[str] = frozenset({"pim_write", "system_write"})
@@ -280,9 +281,7 @@ def _input_model(function: ToolFunction) -> type[BaseModel]:
 
 
 def default_parse(model: type[BaseModel], args: Mapping[str, Any] | None, name: str) -> BaseModel:
-    from fruitctl.services.inputs import parse  # the one wording for invalid arguments
-
-    return parse(model, args, name)
+    return parse(model, args, name)  # the one wording for invalid arguments
 
 
 def output_schema_of(answers: Any, *, writes: bool) -> dict[str, Any]:

@@ -23,6 +23,7 @@ from typing import Any
 
 from fruitctl import __version__
 from fruitctl.domain import error_table
+from fruitctl.domain.actors import Actor
 from fruitctl.domain.errors import (
     FruitctlError,
     InternalError,
@@ -31,7 +32,6 @@ from fruitctl.domain.errors import (
     ParseError,
 )
 from fruitctl.gateway import Gateway
-from fruitctl.policy.decision import Actor
 from fruitctl.private import make_dirs, write_private
 from fruitctl.tools.model import Tool, ToolResult
 from fruitctl.transports import strict_json

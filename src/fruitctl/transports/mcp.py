@@ -22,8 +22,8 @@ from mcp.shared.exceptions import MCPError, NoBackChannelError
 
 from fruitctl import __version__
 from fruitctl.domain import error_table
+from fruitctl.domain.actors import Actor, display_name
 from fruitctl.domain.errors import FruitctlError, MethodNotFound
-from fruitctl.policy.decision import Actor, display_name
 from fruitctl.tools.model import ToolDefinition, ToolResult
 
 if TYPE_CHECKING:

@@ -30,8 +30,8 @@ import anyio.to_thread
 import mcp_types as types
 from pydantic import ValidationError
 
+from fruitctl.domain.actors import Actor
 from fruitctl.domain.errors import BackendUnavailable, FruitctlError, InternalError
-from fruitctl.policy.decision import Actor
 from fruitctl.tools.model import ToolResult
 from fruitctl.tools.outputs import Pending
 from fruitctl.transports.mcp import output_schema

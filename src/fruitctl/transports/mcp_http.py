@@ -50,7 +50,7 @@ from starlette.datastructures import Headers
 from starlette.responses import Response
 from starlette.types import ASGIApp, Receive, Scope, Send
 
-from fruitctl.policy.decision import Actor
+from fruitctl.domain.actors import Actor
 from fruitctl.private import NotPrivate, private_folder, read_or_create
 from fruitctl.startup import StartupError
 from fruitctl.transports import asgi, net

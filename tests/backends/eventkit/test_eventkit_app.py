@@ -19,7 +19,7 @@ from fruitctl.backends import eventkit
 from fruitctl.backends.eventkit.permission import Access, Responsible
 from fruitctl.backends.eventkit.values import DENIED, NOT_DETERMINED
 from fruitctl.cli.app import app as cli_app
-from fruitctl.policy.decision import Actor
+from fruitctl.domain.actors import Actor
 
 AGENT = Actor("agent", "claude")
 ITERM = Responsible("iTerm", "/Applications/iTerm.app", "terminal")

@@ -31,7 +31,7 @@ from fruitctl.backends.eventkit.permission import Access, Responsible
 from fruitctl.backends.eventkit.reminders import EventKitReminders
 from fruitctl.backends.eventkit.tagstore import TagStore
 from fruitctl.cli.app import app as cli_app
-from fruitctl.policy.decision import Actor
+from fruitctl.domain.actors import Actor
 from fruitctl.ports import EventRange, ReminderQuery
 
 ITERM = Responsible("iTerm", "/Applications/iTerm.app", "terminal")

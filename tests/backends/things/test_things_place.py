@@ -22,8 +22,8 @@ from things_fixture import TODAY, ThingsFixture, build
 from fruitctl import bootstrap
 from fruitctl.backends.eventkit import hosts
 from fruitctl.backends.things import ThingsDatabase, default_database, place
+from fruitctl.domain.actors import Actor
 from fruitctl.domain.errors import BackendUnavailable, PermissionDenied
-from fruitctl.policy.decision import Actor
 
 
 @pytest.fixture

@@ -24,8 +24,8 @@ import pytest
 import things
 
 from fruitctl import bootstrap
+from fruitctl.domain.actors import Actor
 from fruitctl.domain.things import pack_date
-from fruitctl.policy.decision import Actor
 
 DATA = Path(__file__).parent / "thingspy"
 MADE = 2025  # when things.py last changed main.sqlite (debaf79, 2025-04-01)

@@ -11,7 +11,7 @@ from conftest import Client
 from fastapi import FastAPI
 
 from fruitctl import __version__, bootstrap
-from fruitctl.policy.decision import Actor
+from fruitctl.domain.actors import Actor
 from fruitctl.transports.http.app import create_app
 from fruitctl.transports.http.tokens import TokenStore, secrets_dir
 

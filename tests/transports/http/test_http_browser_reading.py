@@ -17,7 +17,7 @@ from playwright.sync_api import Page, ViewportSize, expect, sync_playwright
 from test_http_browser import ARTIFACTS, chromium
 
 from fruitctl import bootstrap
-from fruitctl.policy.decision import Actor
+from fruitctl.domain.actors import Actor
 from fruitctl.transports.http.notify import Notifier
 from fruitctl.transports.http.server import HttpServer
 from fruitctl.transports.http.tokens import TokenStore, secrets_dir

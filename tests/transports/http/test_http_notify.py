@@ -20,7 +20,7 @@ import psutil
 import pytest
 
 from fruitctl import bootstrap
-from fruitctl.policy.decision import Actor
+from fruitctl.domain.actors import Actor
 from fruitctl.transports.http import announce, notify
 from fruitctl.transports.http.announce import ProposalWatcher
 from fruitctl.transports.http.notify import Notifier

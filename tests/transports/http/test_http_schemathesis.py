@@ -37,7 +37,7 @@ from starlette.testclient import TestClient
 from things_fixture import build as build_things
 
 from fruitctl import bootstrap
-from fruitctl.policy.decision import Actor
+from fruitctl.domain.actors import Actor
 from fruitctl.transports.http.app import create_app
 from fruitctl.transports.http.tokens import TokenStore, secrets_dir
 

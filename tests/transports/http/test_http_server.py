@@ -15,7 +15,7 @@ from mcp.client import Client
 from mcp.client.streamable_http import streamable_http_client
 
 from fruitctl import bootstrap
-from fruitctl.policy.decision import Actor
+from fruitctl.domain.actors import Actor
 from fruitctl.startup import CannotListen, NotAllowed
 from fruitctl.transports.http import announce
 from fruitctl.transports.http.server import HttpServer

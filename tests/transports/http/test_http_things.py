@@ -14,7 +14,7 @@ from conftest import Client
 from things_fixture import build
 
 from fruitctl import bootstrap
-from fruitctl.policy.decision import Actor
+from fruitctl.domain.actors import Actor
 from fruitctl.transports.http.app import create_app
 from fruitctl.transports.http.tokens import TokenStore, secrets_dir
 

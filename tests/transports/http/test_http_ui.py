@@ -11,7 +11,7 @@ import pytest
 from conftest import Client
 from fastapi import FastAPI
 
-from fruitctl.policy.decision import Actor
+from fruitctl.domain.actors import Actor
 from fruitctl.transports.http.tokens import TokenStore
 from fruitctl.transports.http.ui.text import reveal, reveal_plain
 

@@ -11,7 +11,8 @@ from dataclasses import dataclass, field
 
 from sqlalchemy import Engine
 
-from fruitctl.backends.caldav.client import MAX_RESPONSE_BYTES, Account, Dav
+from fruitctl.backends.caldav.account import MAX_RESPONSE_BYTES, Account
+from fruitctl.backends.caldav.client import Dav
 from fruitctl.backends.caldav.events import CaldavCalendars, EventKind
 from fruitctl.backends.caldav.reminders import CaldavReminders, TodoKind
 from fruitctl.backends.caldav.sync import Kind, Mirror, Options, Progress, Report

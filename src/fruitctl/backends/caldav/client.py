@@ -15,7 +15,7 @@ import contextlib
 import logging
 import threading
 from collections.abc import Iterator, Sequence
-from dataclasses import dataclass, field, replace
+from dataclasses import replace
 from typing import Any
 from urllib.parse import urlsplit
 from xml.sax.saxutils import escape as xml_escape
@@ -25,6 +25,7 @@ from caldav.davclient import DAVClient
 from caldav.lib import error as dav_error
 from caldav.lib.url import URL
 
+from fruitctl.backends.caldav.account import Account
 from fruitctl.backends.caldav.errors import (
     AlreadyExists,
     SyncUnsupported,
@@ -56,22 +57,6 @@ from fruitctl.domain.errors import (
 )
 
 log = logging.getLogger("fruitctl.caldav")
-
-MAX_RESPONSE_BYTES = 64 * 1_048_576
-"""The default cap on one answer: a whole listing of a calendar of ~30,000 events fits (and a
-sync reads a larger one in pieces), while what the parser builds from it stays well under a
-gigabyte."""
-
-
-@dataclass(frozen=True)
-class Account:
-    url: str
-    username: str
-    password: str = field(repr=False)
-    timeout: float = 10.0
-    """How long one request may take in all (each read included)."""
-    max_bytes: int = MAX_RESPONSE_BYTES
-    """The largest answer read."""
 
 
 class Dav:

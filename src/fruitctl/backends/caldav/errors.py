@@ -29,7 +29,7 @@ from fruitctl.domain.errors import (
 )
 
 if TYPE_CHECKING:
-    from fruitctl.backends.caldav.client import Account
+    from fruitctl.backends.caldav.account import Account
 
 log = logging.getLogger("fruitctl.caldav")
 

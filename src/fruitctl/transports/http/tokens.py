@@ -36,7 +36,7 @@ from typing import TYPE_CHECKING, Any, Literal
 
 import jwt
 
-from fruitctl.policy.decision import Actor
+from fruitctl.domain.actors import Actor
 from fruitctl.private import NotPrivate, private_folder, read_or_create, write_private
 
 if TYPE_CHECKING:

@@ -15,8 +15,8 @@ from pathlib import Path
 from typing import Any
 
 from fruitctl.domain import error_table
+from fruitctl.domain.actors import Actor
 from fruitctl.domain.errors import BackendUnavailable, FruitctlError, InternalError
-from fruitctl.policy.decision import Actor
 
 DEFAULT_TIMEOUT_S = 600.0  # longer than any request timeout: the daemon answers first
 START_IT = (

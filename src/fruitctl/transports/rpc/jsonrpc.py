@@ -24,6 +24,7 @@ from typing import Any, Protocol, cast
 import orjson
 
 from fruitctl.domain import error_table
+from fruitctl.domain.actors import Actor
 from fruitctl.domain.errors import (
     FruitctlError,
     InternalError,
@@ -33,7 +34,6 @@ from fruitctl.domain.errors import (
     ParseError,
     PermissionDenied,
 )
-from fruitctl.policy.decision import Actor
 from fruitctl.telemetry import EventLog
 from fruitctl.transports import strict_json
 from fruitctl.transports.rpc.budget import AnswerBudget, AnswerLimits

@@ -8,8 +8,7 @@
   as ``fruitctl tools list/show`` prints them, with ``governance`` and ``configuration``: whether
   the daemon runs what its files say now); ``tools.call {name, arguments, idempotencyKey?}``
   whose result is the tool's output itself; and one dotted alias per tool, named after its
-  catalog module
-  (``query_reminders`` → ``reminders.query``, ``read_file`` → ``files.read``).
+  capability (``query_reminders`` → ``reminders.query``, ``read_file`` → ``files.read``).
 - ``session.identify {kind, name, token?}``: a connection is the agent ``uid:<n>`` the kernel
   names (its program's name shown under it) until it says otherwise. On the agents' socket a name
   only adds a display name under that uid (``uid:1000/claude``): rate limits, which proposals it
@@ -34,14 +33,14 @@ from functools import partial
 from typing import Any
 
 from fruitctl import __version__
+from fruitctl.capabilities import subject_of
+from fruitctl.domain.actors import Actor, display_name
 from fruitctl.domain.errors import InvalidParams, PermissionDenied
 from fruitctl.gateway import ACTIONS, Gateway
-from fruitctl.policy.decision import Actor, display_name
 from fruitctl.tools.model import Tool, ToolResult
 from fruitctl.transports.rpc.jsonrpc import AGENTS_ONLY, Method, Session
 from fruitctl.transports.service_info import SERVICE
 
-CATALOG = "fruitctl.tools.catalog."
 NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._:@-]{0,63}$")
 """A name a caller gives itself; never '/', which separates an identity from a display name."""
 
@@ -97,12 +96,11 @@ def build_methods(
 
 
 def alias_of(tool: Tool) -> str:
-    """``<catalog module>.<tool name without that word>``: ``query_reminders`` →
+    """``<capability>.<tool name without that word>``: ``query_reminders`` →
     ``reminders.query``, ``web_search`` → ``web.search``; or the name the tool declares."""
     if tool.alias is not None:
         return tool.alias
-    module = tool.function.__module__
-    space = module.removeprefix(CATALOG) if module.startswith(CATALOG) else "tools"
+    space = subject_of(tool) or "tools"
     drop = {space, space.removesuffix("s"), space + "s"}
     rest = "_".join(word for word in tool.name.split("_") if word not in drop)
     return f"{space}.{rest or tool.name}"

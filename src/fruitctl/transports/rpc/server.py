@@ -25,8 +25,8 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from typing import Any, TypeVar
 
+from fruitctl.domain.actors import Actor
 from fruitctl.domain.errors import FruitctlError, InvalidRequest, RateLimited, Timeout
-from fruitctl.policy.decision import Actor
 from fruitctl.telemetry import EventLog
 from fruitctl.transports.rpc.jsonrpc import Dispatcher, Session, encode, error_response
 from fruitctl.transports.rpc.peer import Peer, peer_of, process_name

@@ -1,7 +1,7 @@
 """``/health`` (open, for probes) and ``/skills`` (what this gateway can do, from the registry).
 
 Seed 003 aggregates ``/skills`` from adapter manifests; here the registry is the manifest: tools
-are grouped by the catalog module that declares them (reminders, calendar, files, ...), each with
+are grouped by the capability that declares them (reminders, calendar, files, ...), each with
 the HTTP routes that call it, and the reminders/calendar adapters report their backend and its
 permission as their native dependency.
 """
@@ -14,6 +14,7 @@ from fastapi import APIRouter, Depends, FastAPI
 from starlette.responses import Response
 
 from fruitctl import __version__
+from fruitctl.capabilities import subject_of
 from fruitctl.tools.model import Tool
 from fruitctl.transports.http import schemas
 from fruitctl.transports.http.door import TOOL_KEY, Door, Json
@@ -47,7 +48,7 @@ def skills_of(
 ) -> dict[str, Any]:
     adapters: dict[str, dict[str, Any]] = {}
     for item in tools:
-        name = item.function.__module__.rsplit(".", 1)[-1]
+        name = subject_of(item) or "tools"
         adapter = adapters.setdefault(name, _adapter(name, status))
         definition = item.definition
         adapter["capabilities"].append(

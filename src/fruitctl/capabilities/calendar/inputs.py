@@ -1,0 +1,113 @@
+"""Input models of the calendar operations: strict JSON types, unknown keys refused, bounds
+declared so that the tool schemas say them too (``tools.inputs.parse`` turns a failure into
+``InvalidParams`` naming the field)."""
+
+from __future__ import annotations
+
+from typing import Literal
+
+from pydantic import ConfigDict, Field
+
+from fruitctl.domain.recurrence import MAX_PER_DAY
+from fruitctl.tools.inputs import Input
+
+Scope = Literal["occurrence", "series"]
+
+MAX_RANGE_DAYS = 366
+WHEN = "ISO 8601: 2026-02-24T09:00:00+01:00, or a date 2026-02-24"
+REPEATS = f"It repeats at most hourly, at most {MAX_PER_DAY} times a day."
+
+
+class ListCalendars(Input):
+    pass
+
+
+class QueryEvents(Input):
+    # `from` is a Python keyword: the field is `start`, its wire name `from`.
+    model_config = ConfigDict(serialize_by_alias=True)
+
+    start: str | None = Field(
+        None, alias="from", description=f"Start of the range ({WHEN}); default now."
+    )
+    to: str | None = Field(
+        None,
+        description=f"End of the range ({WHEN}; a date counts whole); default 7 days after "
+        f"'from'. At most {MAX_RANGE_DAYS} days after 'from'.",
+    )
+    calendar: str | None = Field(None, description="Only this calendar (name, any case, or id)")
+    limit: int = Field(200, ge=1, le=1000, description="Maximum events to return")
+
+
+class GetEvent(Input):
+    id: str = Field(description="Event id, or an occurrence id '<id>@<occurrence>'")
+
+
+class CreateEvent(Input):
+    title: str = Field(description="Event title")
+    startAt: str = Field(description=f"Start ({WHEN}; a date makes an all-day event)")
+    endAt: str | None = Field(
+        None,
+        description="End, the same kind as startAt; an all-day end is exclusive (a one-day "
+        "event on the 24th ends on the 25th). Default: one hour, or one day.",
+    )
+    allDay: bool = Field(False, description="All-day: the dates of startAt/endAt are used")
+    timezone: str | None = Field(
+        None,
+        description="IANA zone the event keeps (e.g. 'Europe/Rome'), so 09:00 stays 09:00 "
+        "across DST; a startAt or endAt without an offset is a time in it. Default: the "
+        "person's zone when startAt's offset is its own.",
+    )
+    calendar: str | None = Field(None, description="Calendar name or id; the default calendar")
+    location: str | None = Field(None, description="Where")
+    notes: str | None = Field(None, description="Notes")
+    url: str | None = Field(None, description="A link kept with the event")
+    recurrence: str | None = Field(
+        None,
+        description="An RRULE, e.g. 'FREQ=WEEKLY;BYDAY=FR' or 'FREQ=DAILY;COUNT=5'. " + REPEATS,
+    )
+
+
+class Target(Input):
+    id: str = Field(description="Event id, or an occurrence id '<id>@<occurrence>'")
+    occurrence: str | None = Field(
+        None,
+        description="With a series id: the occurrence originally on this date (or at this "
+        "date-time) instead of an occurrence id",
+    )
+    scope: Scope | None = Field(
+        None,
+        description="'occurrence' (just that one) or 'series' (all of them). Default: "
+        "'occurrence' when an occurrence is named, else 'series'.",
+    )
+
+
+class UpdateEvent(Target):
+    title: str | None = Field(None, description="New title")
+    startAt: str | None = Field(None, description="New start; a new start keeps the length")
+    endAt: str | None = Field(None, description="New end")
+    timezone: str | None = Field(
+        None,
+        description="IANA zone the event keeps; a startAt or endAt without an offset is a "
+        "time in it",
+    )
+    calendar: str | None = Field(None, description="Move to this calendar (name or id)")
+    location: str | None = Field(None, description="New location; null clears")
+    notes: str | None = Field(None, description="New notes; null clears")
+    url: str | None = Field(None, description="New link; null clears")
+    recurrence: str | None = Field(
+        None, description="New RRULE for the series; null makes it a single event. " + REPEATS
+    )
+
+
+class DeleteEvent(Target):
+    pass
+
+
+class Upcoming(Input):
+    """The next days of events across all calendars."""
+
+    days: int = Field(7, ge=1, le=30, description="How many days ahead (1-30)")
+    limit: int = Field(100, ge=1, le=500, description="Maximum events (1-500)")
+    timezone: str | None = Field(
+        None, description="IANA zone for the window and the times; default the person's zone"
+    )
