@@ -283,7 +283,7 @@ def test_open_view_and_its_options() -> None:
             2,
             "Hint: Use '==' for equality, not '='.",
         ),
-        (["reminders", "list", "--limit", "500"], 2, "Invalid value for 'limit'"),
+        (["reminders", "list", "--limit", "500"], 2, "Invalid value for '--limit'"),
         (["reminders", "get", "abc123"], 3, "No reminder found with ID: 'abc123'."),
         (
             ["reminders", "add", "--title", "x", "--due", "01-15-2024"],

@@ -235,7 +235,7 @@ def test_mode_get_and_set() -> None:
 def test_stats_after_some_calls() -> None:
     cli("lists")
     cli("lists")
-    cli("reminders", "list", "--limit", "0")
+    cli("reminders", "list", "--list", "Reminders", "--all")  # refused by the tool
     rows = {r["tool"]: r for r in json.loads(cli("stats", "--json").stdout)}
     assert rows["get_lists"]["calls"] == 2
     assert rows["query_reminders"]["rejected"] == 1

@@ -8,7 +8,7 @@ import os
 import re
 from collections.abc import Iterator
 from contextlib import contextmanager
-from typing import Annotated, Any
+from typing import Annotated, Any, NoReturn
 
 import typer
 import typer.main
@@ -103,14 +103,24 @@ JSON_FLAG = "--json"
 @contextmanager
 def _usage_errors(as_json: bool) -> Iterator[None]:
     """Click's usage errors as the CLI's own ``invalid_params`` in ``--json`` mode (exit 2, as
-    Click's); otherwise Click prints them with the usage line, as it does."""
+    Click's); otherwise Click prints them with the usage line, as it does - but for a bad
+    value (out of its bounds, not one of its words): one line naming the option, as the
+    tools' own refusals of a bad value read."""
     try:
         yield
+    except click.exceptions.BadParameter as exc:
+        if not as_json:
+            fail("invalid_params", exc.format_message().rstrip(".") + ".", as_json=False)
+        _refuse_as_json(exc)
     except click.exceptions.UsageError as exc:
         if not as_json:
             raise
-        where = f" (`{exc.ctx.command_path} --help` shows the usage)" if exc.ctx else ""
-        fail("invalid_params", exc.format_message().rstrip(".") + where + ".", as_json=True)
+        _refuse_as_json(exc)
+
+
+def _refuse_as_json(exc: click.exceptions.UsageError) -> NoReturn:
+    where = f" (`{exc.ctx.command_path} --help` shows the usage)" if exc.ctx else ""
+    fail("invalid_params", exc.format_message().rstrip(".") + where + ".", as_json=True)
 
 
 # The end of a help text's first sentence: a full stop before the next capitalised word.

@@ -6,8 +6,16 @@ from typing import Annotated, Any
 
 import typer
 
+from fruitctl.capabilities.calendar.inputs import (
+    CreateEvent,
+    QueryEvents,
+    Target,
+    Upcoming,
+    UpdateEvent,
+)
 from fruitctl.cli import calendar_render as render
 from fruitctl.cli.app import JsonOption, client
+from fruitctl.cli.fields import option
 from fruitctl.cli.lists import created
 from fruitctl.cli.output import answer_write, is_pending, out, reporting, run
 from fruitctl.domain.errors import InvalidParams
@@ -19,15 +27,10 @@ calendar_app = typer.Typer(
 EventId = Annotated[
     str, typer.Argument(help="Event id, or an occurrence id <id>@<occurrence>.", show_default=False)
 ]
-Occurrence = Annotated[
-    str | None,
-    typer.Option(help="With a series id: the occurrence on this date (YYYY-MM-DD)."),
-]
 Series = Annotated[
     bool,
     typer.Option("--series", help="Apply to the whole series, even when an occurrence is named."),
 ]
-CalendarName = Annotated[str | None, typer.Option("--calendar", help="Calendar name or id.")]
 
 
 calendars_app = typer.Typer(
@@ -55,14 +58,10 @@ def create_calendar_command(
 
 @calendar_app.command("list")
 def list_command(
-    start: Annotated[
-        str | None, typer.Option("--from", help="Start: 2026-03-01 or 2026-03-01T09:00 (now).")
-    ] = None,
-    to: Annotated[
-        str | None, typer.Option(help="End; a date includes that day (default: 7 days on).")
-    ] = None,
-    calendar: CalendarName = None,
-    limit: Annotated[int, typer.Option(help="Maximum events (1-1000).")] = 200,
+    start: str | None = option(QueryEvents, "start", "--from"),
+    to: str | None = option(QueryEvents, "to"),
+    calendar: str | None = option(QueryEvents, "calendar"),
+    limit: int = option(QueryEvents, "limit"),
     as_json: JsonOption = False,
 ) -> None:
     """Events in a range, recurring ones expanded, soonest first."""
@@ -73,11 +72,9 @@ def list_command(
 
 @calendar_app.command("upcoming")
 def upcoming_command(
-    days: Annotated[int, typer.Option(help="Days ahead (1-30).")] = 7,
-    limit: Annotated[int, typer.Option(help="Maximum events (1-500).")] = 100,
-    timezone: Annotated[
-        str | None, typer.Option(help="IANA zone, e.g. Europe/Rome (default: this machine's).")
-    ] = None,
+    days: int = option(Upcoming, "days"),
+    limit: int = option(Upcoming, "limit"),
+    timezone: str | None = option(Upcoming, "timezone"),
     as_json: JsonOption = False,
 ) -> None:
     """The next days of events across all calendars, soonest first."""
@@ -93,24 +90,15 @@ def get_command(event_id: EventId, as_json: JsonOption = False) -> None:
 
 @calendar_app.command("create")
 def create_command(
-    title: Annotated[str, typer.Option(help="Title.", show_default=False)],
-    start: Annotated[
-        str, typer.Option(help="Start: 2026-03-02T09:00[+01:00], or a date.", show_default=False)
-    ],
-    end: Annotated[
-        str | None,
-        typer.Option(
-            help="End (default: 1 hour, or 1 day, later); all-day: the day after the last day."
-        ),
-    ] = None,
-    all_day: Annotated[bool, typer.Option("--all-day", help="An all-day event.")] = False,
-    calendar: CalendarName = None,
-    location: Annotated[str | None, typer.Option(help="Where.")] = None,
-    notes: Annotated[str | None, typer.Option(help="Notes.")] = None,
-    rrule: Annotated[
-        str | None, typer.Option(help="Repeat rule, e.g. FREQ=WEEKLY;BYDAY=FR.")
-    ] = None,
-    timezone: Annotated[str | None, typer.Option(help="IANA zone the event keeps.")] = None,
+    title: str = option(CreateEvent, "title"),
+    start: str = option(CreateEvent, "startAt", "--start"),
+    end: str | None = option(CreateEvent, "endAt", "--end"),
+    all_day: bool = option(CreateEvent, "allDay", "--all-day"),
+    calendar: str | None = option(CreateEvent, "calendar"),
+    location: str | None = option(CreateEvent, "location"),
+    notes: str | None = option(CreateEvent, "notes"),
+    rrule: str | None = option(CreateEvent, "recurrence", "--rrule"),
+    timezone: str | None = option(CreateEvent, "timezone"),
     as_json: JsonOption = False,
 ) -> None:
     """Create an event (in the default calendar unless --calendar is given)."""
@@ -133,20 +121,22 @@ def create_command(
 @calendar_app.command("update")
 def update_command(
     event_id: EventId,
-    title: Annotated[str | None, typer.Option(help="New title.")] = None,
-    start: Annotated[str | None, typer.Option(help="New start (keeps the length).")] = None,
-    end: Annotated[str | None, typer.Option(help="New end.")] = None,
-    calendar: Annotated[str | None, typer.Option("--calendar", help="Move to this one.")] = None,
-    location: Annotated[str | None, typer.Option(help="New location.")] = None,
-    notes: Annotated[str | None, typer.Option(help="New notes.")] = None,
-    rrule: Annotated[str | None, typer.Option(help="New repeat rule for the series.")] = None,
-    timezone: Annotated[str | None, typer.Option(help="IANA zone the event keeps.")] = None,
-    clear_location: Annotated[bool, typer.Option("--clear-location")] = False,
-    clear_notes: Annotated[bool, typer.Option("--clear-notes")] = False,
+    title: str | None = option(UpdateEvent, "title"),
+    start: str | None = option(UpdateEvent, "startAt", "--start"),
+    end: str | None = option(UpdateEvent, "endAt", "--end"),
+    calendar: str | None = option(UpdateEvent, "calendar"),
+    location: str | None = option(UpdateEvent, "location"),
+    notes: str | None = option(UpdateEvent, "notes"),
+    rrule: str | None = option(UpdateEvent, "recurrence", "--rrule"),
+    timezone: str | None = option(UpdateEvent, "timezone"),
+    clear_location: Annotated[
+        bool, typer.Option("--clear-location", help="Remove the location.")
+    ] = False,
+    clear_notes: Annotated[bool, typer.Option("--clear-notes", help="Remove the notes.")] = False,
     no_repeat: Annotated[
         bool, typer.Option("--no-repeat", help="Make a series a single event.")
     ] = False,
-    occurrence: Occurrence = None,
+    occurrence: str | None = option(Target, "occurrence"),
     series: Series = False,
     as_json: JsonOption = False,
 ) -> None:
@@ -180,7 +170,7 @@ def update_command(
 @calendar_app.command("delete")
 def delete_command(
     event_id: EventId,
-    occurrence: Occurrence = None,
+    occurrence: str | None = option(Target, "occurrence"),
     series: Series = False,
     as_json: JsonOption = False,
 ) -> None:

@@ -7,8 +7,16 @@ from typing import Annotated, Any
 
 import typer
 
+from fruitctl.capabilities.reminders.inputs import (
+    ListSelector,
+    NewReminderItem,
+    OpenReminders,
+    QueryReminders,
+    ReminderUpdate,
+)
 from fruitctl.cli import render
 from fruitctl.cli.app import JsonOption, client
+from fruitctl.cli.fields import option
 from fruitctl.cli.output import (
     answer_write,
     emit_json,
@@ -21,41 +29,23 @@ from fruitctl.cli.output import (
     show_pending,
 )
 from fruitctl.domain.errors import InvalidParams
-from fruitctl.domain.reminders import PRIORITY_VALUES
+from fruitctl.domain.reminders import PRIORITY_VALUES, SortOrder, Status
 
 reminders_app = typer.Typer(
     help="Query, add, edit, complete and delete reminders.", no_args_is_help=True
 )
 
 
-class Status(StrEnum):
-    incomplete = "incomplete"
-    completed = "completed"
-    all = "all"
-
-
-class Sort(StrEnum):
-    newest = "newest"
-    oldest = "oldest"
-    priority = "priority"
-    dueDate = "dueDate"
-
-
 def _priorities(incomplete: str) -> list[str]:
     return [name for name in PRIORITY_VALUES if name.startswith(incomplete)]
 
 
-# Checked by the reminders service, so a bad one reads as everywhere else:
+# Text, checked by the reminders service, so a bad one reads as everywhere else:
 # "Invalid priority: 'urgent'. Must be one of: none, low, medium, high."
-PriorityOption = Annotated[
-    str | None,
-    typer.Option(
-        "--priority",
-        metavar="<none|low|medium|high>",
-        help="Priority: none, low, medium or high.",
-        autocompletion=_priorities,
-    ),
-]
+def _priority(model: type[NewReminderItem | ReminderUpdate]) -> Any:
+    made = option(model, "priority", "--priority")
+    made.autocompletion = _priorities
+    return made
 
 
 class Flag(StrEnum):
@@ -64,27 +54,19 @@ class Flag(StrEnum):
 
 
 Ids = Annotated[list[str], typer.Argument(help="Reminder IDs.", show_default=False)]
-ListName = Annotated[str | None, typer.Option("--list", help="List name (case-insensitive).")]
 
 
 @reminders_app.command("list")
 def list_command(
-    list_name: ListName = None,
-    list_id: Annotated[str | None, typer.Option("--list-id", help="Exact list ID.")] = None,
-    all_lists: Annotated[bool, typer.Option("--all", help="Search every list.")] = False,
-    status: Annotated[Status, typer.Option(help="Completion status.")] = Status.incomplete,
-    sort: Annotated[Sort, typer.Option(help="Order (ignored with --query).")] = Sort.newest,
-    query: Annotated[
-        str | None, typer.Option(help='JMESPath filter/projection, e.g. "[?priority == `1`]".')
-    ] = None,
-    search: Annotated[
-        str | None,
-        typer.Option(help="Only reminders whose title or notes contain this text, in any case."),
-    ] = None,
-    limit: Annotated[int, typer.Option(help="Maximum results (1-200).")] = 50,
-    offset: Annotated[
-        int, typer.Option(help="Results to skip first: --offset 200 is the second page of 200.")
-    ] = 0,
+    list_name: str | None = option(ListSelector, "name", "--list"),
+    list_id: str | None = option(ListSelector, "id", "--list-id"),
+    all_lists: bool | None = option(ListSelector, "all", "--all"),
+    status: Status = option(QueryReminders, "status"),
+    sort: SortOrder = option(QueryReminders, "sortBy", "--sort"),
+    query: str | None = option(QueryReminders, "query", also='E.g. "[?priority == `1`]".'),
+    search: str | None = option(QueryReminders, "search"),
+    limit: int = option(QueryReminders, "limit"),
+    offset: int = option(QueryReminders, "offset"),
     as_json: JsonOption = False,
 ) -> None:
     """List reminders: the default list's open ones, newest first, unless told otherwise."""
@@ -93,7 +75,7 @@ def list_command(
         for key, value in (("name", list_name), ("id", list_id), ("all", all_lists or None))
         if value is not None
     }
-    args: dict[str, Any] = {"status": status.value, "sortBy": sort.value, "limit": limit}
+    args: dict[str, Any] = {"status": status, "sortBy": sort, "limit": limit}
     if offset:
         args["offset"] = offset
     if selector:
@@ -119,21 +101,19 @@ def get_command(
 
 @reminders_app.command("add")
 def add_command(
-    title: Annotated[str, typer.Option(help="Title.", show_default=False)],
-    list_name: ListName = None,
-    due: Annotated[
-        str | None, typer.Option(help="Due date: 2026-02-24, or 2026-02-24T18:00[+01:00].")
-    ] = None,
-    priority: PriorityOption = None,
-    notes: Annotated[str | None, typer.Option(help="Notes.")] = None,
-    tag: Annotated[list[str] | None, typer.Option(help="A tag; repeat for more.")] = None,
-    flagged: Annotated[bool, typer.Option("--flagged", help="Flag it.")] = False,
-    url: Annotated[str | None, typer.Option(help="A link to keep with it.")] = None,
+    title: str = option(NewReminderItem, "title"),
+    list_name: str | None = option(NewReminderItem, "list", "--list", also="By name."),
+    due: str | None = option(NewReminderItem, "dueDate", "--due"),
+    priority: str | None = _priority(NewReminderItem),
+    notes: str | None = option(NewReminderItem, "notes"),
+    tag: list[str] | None = option(NewReminderItem, "tags", "--tag", also="Repeat for more."),
+    flagged: bool | None = option(NewReminderItem, "flagged", "--flagged"),
+    url: str | None = option(NewReminderItem, "url"),
     as_json: JsonOption = False,
 ) -> None:
     """Add a reminder (to the default list unless --list is given)."""
-    item: dict[str, Any] = {"title": title, "flagged": flagged}
-    optional = {"notes": notes, "dueDate": due, "url": url, "tags": tag}
+    item: dict[str, Any] = {"title": title}
+    optional = {"notes": notes, "dueDate": due, "url": url, "tags": tag, "flagged": flagged}
     item.update({key: value for key, value in optional.items() if value is not None})
     if priority is not None:
         item["priority"] = priority
@@ -146,17 +126,18 @@ def add_command(
 @reminders_app.command("edit", hidden=True)  # the earlier name, kept working
 def edit_command(
     reminder_id: Annotated[str, typer.Argument(help="Reminder ID.")],
-    title: Annotated[str | None, typer.Option(help="New title.")] = None,
-    list_name: Annotated[str | None, typer.Option("--list", help="Move to this list.")] = None,
-    due: Annotated[str | None, typer.Option(help="New due date.")] = None,
+    title: str | None = option(ReminderUpdate, "title"),
+    list_name: str | None = option(ReminderUpdate, "list", "--list", also="By name."),
+    due: str | None = option(ReminderUpdate, "dueDate", "--due"),
     clear_due: Annotated[bool, typer.Option("--clear-due", help="Remove the due date.")] = False,
-    priority: PriorityOption = None,
-    notes: Annotated[str | None, typer.Option(help="New notes.")] = None,
+    priority: str | None = _priority(ReminderUpdate),
+    notes: str | None = option(ReminderUpdate, "notes"),
     clear_notes: Annotated[bool, typer.Option("--clear-notes", help="Remove the notes.")] = False,
-    tag: Annotated[list[str] | None, typer.Option(help="Replace the tags; repeat.")] = None,
+    tag: list[str] | None = option(ReminderUpdate, "tags", "--tag", also="Repeat for more."),
     clear_tags: Annotated[bool, typer.Option("--clear-tags", help="Remove all tags.")] = False,
-    flagged: Annotated[Flag | None, typer.Option(help="Flag (true) or unflag (false).")] = None,
-    url: Annotated[str | None, typer.Option(help="New link.")] = None,
+    flagged: Flag | None = option(ReminderUpdate, "flagged"),
+    url: str | None = option(ReminderUpdate, "url"),
+    clear_url: Annotated[bool, typer.Option("--clear-url", help="Remove the link.")] = False,
     as_json: JsonOption = False,
 ) -> None:
     """Change some fields of a reminder; the others stay as they are."""
@@ -169,6 +150,7 @@ def edit_command(
         (clear_due, "dueDate", None),
         (clear_notes, "notes", None),
         (clear_tags, "tags", []),
+        (clear_url, "url", None),
     ):
         if flag:
             change[key] = cleared
@@ -214,11 +196,10 @@ def delete_command(ids: Ids, as_json: JsonOption = False) -> None:
 
 @reminders_app.command("open")
 def open_command(
-    limit: Annotated[int, typer.Option(help="Maximum items (1-1000).")] = 200,
-    include_no_due_date: Annotated[
-        Flag,
-        typer.Option(help="Include reminders without a due date (true, the default, or false)."),
-    ] = Flag.true,
+    limit: int = option(OpenReminders, "limit"),
+    include_no_due_date: Flag = option(
+        OpenReminders, "includeNoDueDate", "--include-no-due-date", words=True
+    ),
     no_due_date_left_out: Annotated[
         bool,
         typer.Option("--no-include-no-due-date", help="Leave out reminders without a due date."),
@@ -226,7 +207,7 @@ def open_command(
     as_json: JsonOption = False,
 ) -> None:
     """Open reminders across all lists: soonest due first, flagged first, then by title."""
-    included = include_no_due_date is Flag.true and not no_due_date_left_out
+    included = include_no_due_date == Flag.true and not no_due_date_left_out
     args = {"limit": limit, "includeNoDueDate": included}
     run(as_json, lambda: client(as_json).call("open_reminders", args), render.show_open)
 

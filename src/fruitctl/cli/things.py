@@ -7,28 +7,27 @@ from typing import Annotated, Any
 import typer
 from rich.text import Text
 
+from fruitctl.capabilities.things.inputs import CompleteToDo, CreateToDo, QueryToDos, UpdateToDo
 from fruitctl.cli.app import JsonOption, client
+from fruitctl.cli.fields import option
 from fruitctl.cli.output import is_pending, out, run, show_pending, show_table
 from fruitctl.domain.errors import Unsupported
-from fruitctl.domain.things import WHEN
+from fruitctl.domain.things import ThingsView
 
 things_app = typer.Typer(
     help="Things 3: list, get, create, update and complete to-dos; projects, areas and tags.",
     no_args_is_help=True,
 )
-WHEN_HELP = f"{WHEN}."
 TodoId = Annotated[str, typer.Argument(help="To-do id.", show_default=False)]
-
-VIEW_HELP = "inbox, today, upcoming, anytime, someday or logbook (default: all but the logbook)."
 
 
 @things_app.command("list")
 def list_command(
-    view: Annotated[str | None, typer.Option(help=VIEW_HELP)] = None,
-    project: Annotated[str | None, typer.Option(help="Only this project (name or id).")] = None,
-    area: Annotated[str | None, typer.Option(help="Only this area (name or id).")] = None,
-    tag: Annotated[str | None, typer.Option(help="Only to-dos with this tag.")] = None,
-    limit: Annotated[int, typer.Option(help="Maximum to-dos (1-1000).")] = 200,
+    view: ThingsView | None = option(QueryToDos, "view"),
+    project: str | None = option(QueryToDos, "project"),
+    area: str | None = option(QueryToDos, "area"),
+    tag: str | None = option(QueryToDos, "tag"),
+    limit: int = option(QueryToDos, "limit"),
     as_json: JsonOption = False,
 ) -> None:
     """To-dos as the Things app shows them."""
@@ -81,17 +80,15 @@ def tags_command(as_json: JsonOption = False) -> None:
 
 @things_app.command("create")
 def create_command(
-    title: Annotated[str, typer.Option(help="The to-do's title.", show_default=False)],
-    notes: Annotated[str | None, typer.Option(help="Notes.")] = None,
-    when: Annotated[str | None, typer.Option(help=WHEN_HELP)] = None,
-    deadline: Annotated[str | None, typer.Option(help="Deadline YYYY-MM-DD.")] = None,
-    tag: Annotated[list[str] | None, typer.Option(help="A tag (repeat for more).")] = None,
-    project: Annotated[str | None, typer.Option(help="Project name or id.")] = None,
-    area: Annotated[str | None, typer.Option(help="Area name or id (without a project).")] = None,
-    heading: Annotated[str | None, typer.Option(help="A heading in the project.")] = None,
-    checklist: Annotated[
-        list[str] | None, typer.Option(help="A checklist item (repeat for more).")
-    ] = None,
+    title: str = option(CreateToDo, "title"),
+    notes: str | None = option(CreateToDo, "notes"),
+    when: str | None = option(CreateToDo, "when"),
+    deadline: str | None = option(CreateToDo, "deadline"),
+    tag: list[str] | None = option(CreateToDo, "tags", "--tag", also="Repeat for more."),
+    project: str | None = option(CreateToDo, "project"),
+    area: str | None = option(CreateToDo, "area"),
+    heading: str | None = option(CreateToDo, "heading"),
+    checklist: list[str] | None = option(CreateToDo, "checklist", also="Repeat for more."),
     as_json: JsonOption = False,
 ) -> None:
     """Add a to-do to Things and wait until Things shows it."""
@@ -113,13 +110,13 @@ def create_command(
 @things_app.command("update")
 def update_command(
     todo_id: TodoId,
-    title: Annotated[str | None, typer.Option(help="New title.")] = None,
-    notes: Annotated[str | None, typer.Option(help="New notes ('' clears).")] = None,
-    when: Annotated[str | None, typer.Option(help=WHEN_HELP)] = None,
-    deadline: Annotated[str | None, typer.Option(help="New deadline ('' clears).")] = None,
-    tag: Annotated[list[str] | None, typer.Option(help="The tags afterwards (repeat).")] = None,
-    project: Annotated[str | None, typer.Option(help="Move it to this project.")] = None,
-    area: Annotated[str | None, typer.Option(help="Move it to this area.")] = None,
+    title: str | None = option(UpdateToDo, "title"),
+    notes: str | None = option(UpdateToDo, "notes"),
+    when: str | None = option(UpdateToDo, "when"),
+    deadline: str | None = option(UpdateToDo, "deadline"),
+    tag: list[str] | None = option(UpdateToDo, "tags", "--tag", also="Repeat for each."),
+    project: str | None = option(UpdateToDo, "project"),
+    area: str | None = option(UpdateToDo, "area"),
     as_json: JsonOption = False,
 ) -> None:
     """Change a to-do; only the options given change."""
@@ -139,8 +136,8 @@ def update_command(
 @things_app.command("complete")
 def complete_command(
     todo_id: TodoId,
-    cancel: Annotated[bool, typer.Option("--cancel", help="Cancel it instead.")] = False,
-    reopen: Annotated[bool, typer.Option("--reopen", help="Make it open again.")] = False,
+    cancel: bool = option(CompleteToDo, "canceled", "--cancel"),
+    reopen: bool = option(CompleteToDo, "reopen", "--reopen"),
     as_json: JsonOption = False,
 ) -> None:
     """Complete (or cancel, or reopen) a to-do."""

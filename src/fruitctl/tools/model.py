@@ -15,6 +15,7 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict, Field, TypeAdapter, computed_field, model_validator
 
 from fruitctl.domain.errors import FruitctlError
+from fruitctl.tools import docs
 from fruitctl.tools.inputs import parse
 
 Category = Literal["read_only", "pim_write", "system_write", "network"]
@@ -218,19 +219,22 @@ def tool(
     ``schema`` replaces the schema generated from the input model, for tools whose schema is a
     published contract (seed 002); a test must hold the two to agreeing. A write (``pim_write``,
     ``system_write``) must say how it changes things (``change``): without it there is nothing
-    to show the person who approves it, and no undo. ``returns`` is the type of what it
-    answers (``fruitctl.tools.outputs``); without it, the function's return annotation."""
+    to show the person who approves it, and no undo. The docstring names the input model's
+    bounds, defaults and choices as ``$(field)`` placeholders (``fruitctl.tools.docs``)
+    rather than restating them. ``returns`` is the type of what it answers
+    (``fruitctl.tools.outputs``); without it, the function's return annotation."""
 
     def declare(function: ToolFunction) -> Tool:
         input_model = _input_model(function)
         answers = returns
         if answers is None:
             answers = inspect.get_annotations(function, eval_str=True).get("return", Any)
+        generated = schema_of(input_model)
         description = inspect.cleandoc(function.__doc__ or "").strip()
         if not description:
             raise ValueError(f"tool {function.__name__} needs a docstring: it is its description")
+        description = docs.expand(description, generated, name or function.__name__)
         reads = category == "read_only" if read_only is None else read_only
-        generated = schema_of(input_model)
         definition = ToolDefinition(
             name=name or function.__name__,
             title=title,

@@ -43,7 +43,7 @@ def query_events(args: inputs.QueryEvents, ctx: Context) -> Any:
 
     from / to: ISO 8601 date-times, or dates (a date 'to' includes that whole day); default
     from now for 7 days; at most 366 days. calendar: a name (any case) or id; default all.
-    limit: 1-1000, default 200.
+    limit: $(limit).
 
     Each occurrence of a series has its own startAt, seriesId (the series' id) and an id
     '<seriesId>@<occurrence>' to get, change or delete just that occurrence. Times carry
@@ -76,7 +76,7 @@ def get_event(args: inputs.GetEvent, ctx: Context) -> Any:
 def calendar_upcoming(args: inputs.Upcoming, ctx: Context) -> Any:
     """The next days of events across all calendars, sorted by start.
 
-    days: 1-30, default 7. limit: 1-500, default 100. timezone: an IANA zone (default the
+    days: $(days). limit: $(limit). timezone: an IANA zone (default the
     person's): the window and every time are given with that zone's offset; an unknown zone is
     an error. Answers {"window": {"from", "to", "timezone"}, "events": [{"id", "calendarName",
     "title", "startAt", "endAt", "allDay", "location", "notesPreview"}], "count"}.

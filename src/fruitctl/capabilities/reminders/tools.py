@@ -31,17 +31,18 @@ def asks_the_store(args: Any, ctx: Context) -> bool:
 )
 def query_reminders(args: inputs.QueryReminders, ctx: Context) -> Any:
     """Find reminders. With no arguments: the open reminders of the default list, newest first,
-    at most 50.
+    at most $(limit.default).
 
     list: {"name": "Work"} (any case), {"id": "..."} or {"all": true}; omit for the default list.
-    status: "incomplete" (default), "completed" or "all".
+    status: $(status).
     sortBy: "newest" (default), "oldest", "priority" (high first, none last) or "dueDate"
     (soonest first, undated last); ignored when query is given.
     search: a text; only reminders whose title or notes contain it, in any case.
     query: a JMESPath expression run on the list of reminders after the list, status and search
     filters; it decides the order. Use == for equality and backticks for numbers.
-    limit: 1-200, default 50, applied last. offset: how many results to skip first (default 0),
-    to page through more than 200: {"limit": 200, "offset": 200} is the second page.
+    limit: $(limit), applied last. offset: how many results to skip first
+    (default $(offset.default)), to page through more than 200: {"limit": 200, "offset": 200}
+    is the second page.
 
     Examples: {} · {"list": {"name": "Work"}} · {"list": {"all": true}, "status": "completed"}
     · {"list": {"all": true}, "search": "dentist"}
@@ -102,7 +103,7 @@ def get_reminder(args: inputs.GetReminder, ctx: Context) -> Any:
 def open_reminders(args: inputs.OpenReminders, ctx: Context) -> Any:
     """Open reminders across every list for a GTD review: soonest due first (undated last),
     flagged first on the same date, then by title. Each item has listName, tags and a short
-    notesPreview. limit: 1-1000, default 200. includeNoDueDate: default true."""
+    notesPreview. limit: $(limit). includeNoDueDate: $(includeNoDueDate)."""
     return ctx.reminders.open_reminders(args)
 
 

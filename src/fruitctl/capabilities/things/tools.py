@@ -26,7 +26,7 @@ def query_todos(args: inputs.QueryToDos, ctx: Context) -> Any:
     view: inbox, today (with what Things moves into Today: scheduled for today or earlier,
     deadlines due), upcoming, anytime, someday or logbook (completed and canceled, newest
     first); default every view but the logbook. project / area: a name (any case) or id.
-    tag: a tag name. limit: 1-1000, default 200, cutting the view in the app's own order.
+    tag: a tag name. limit: $(limit), cutting the view in the app's own order.
     Trashed to-dos, and those of trashed projects, never appear; a Someday project's to-dos
     are in someday. A repeating to-do shows as its instances, never its hidden template.
 
@@ -97,8 +97,8 @@ def create_todo(args: inputs.CreateToDo, ctx: Context) -> Any:
     title is required. when: today, tomorrow, evening, anytime, someday or YYYY-MM-DD
     (default: the Inbox). deadline: YYYY-MM-DD. tags: existing tag names. checklist: items in
     order. project or area: a name (any case) or id; heading: a heading's title in the project.
-    Things' own limits hold: notes up to 10,000 characters, checklist up to 100 items, any
-    other text up to 4,000.
+    Things' own limits hold: notes up to $(notes.maxLength) characters, checklist up to
+    $(checklist.maxItems) items, any other text up to $(title.maxLength).
 
     Examples: {"title": "Buy stamps", "when": "today"}
     · {"title": "Pack books", "project": "Move house", "heading": "Packing", "tags": ["Home"]}
@@ -120,10 +120,10 @@ def create_todo(args: inputs.CreateToDo, ctx: Context) -> Any:
     targets=(THINGS_BATCH,),
 )
 def create_todos(args: inputs.CreateToDos, ctx: Context) -> Any:
-    """Add several to-dos to Things at once (1-50), each as create_todo takes it, sent in as
-    few URLs as fit (Things' json command; Things takes at most 250 to-dos in 10 s, so a write
-    past that waits its turn). Items that cannot work (an unknown project, area or tag) are
-    answered in "failed" with their index; the rest are added.
+    """Add several to-dos to Things at once ($(todos.minItems)-$(todos.maxItems)), each as
+    create_todo takes it, sent in as few URLs as fit (Things' json command; Things takes at most
+    250 to-dos in 10 s, so a write past that waits its turn). Items that cannot work (an unknown
+    project, area or tag) are answered in "failed" with their index; the rest are added.
 
     Example: {"todos": [{"title": "Buy tape", "when": "today"}, {"title": "Label boxes",
     "project": "Move house"}]}
