@@ -123,7 +123,7 @@ def test_usage_errors_in_json_mode_are_json(args: list[str], words: str) -> None
 def test_the_same_usage_error_has_the_shape_of_any_other_error() -> None:
     """A usage error and a service's invalid_params read alike: only the message differs."""
     usage = _json_error("reminders", "list", "--bogus")
-    service = _json_error("reminders", "list", "--limit", "0")
+    service = _json_error("reminders", "list", "--list", "Reminders", "--all")  # the tool refuses
     assert {"code", "message"} == set(usage) <= set(service)
 
 

@@ -217,7 +217,8 @@ def tool(
     """Declare a tool from a typed function ``fn(args: SomeToolInput, ctx) -> data``.
 
     ``schema`` replaces the schema generated from the input model, for tools whose schema is a
-    published contract (seed 002); a test must hold the two to agreeing. A write (``pim_write``,
+    published contract: made from the same model in that contract's shape
+    (``capabilities.reminders.schemas``), and held to the published one by a test. A write (``pim_write``,
     ``system_write``) must say how it changes things (``change``): without it there is nothing
     to show the person who approves it, and no undo. The docstring names the input model's
     bounds, defaults and choices as ``$(field)`` placeholders (``fruitctl.tools.docs``)
