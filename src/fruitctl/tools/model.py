@@ -218,12 +218,12 @@ def tool(
 
     ``schema`` replaces the schema generated from the input model, for tools whose schema is a
     published contract: made from the same model in that contract's shape
-    (``capabilities.reminders.schemas``), and held to the published one by a test. A write (``pim_write``,
-    ``system_write``) must say how it changes things (``change``): without it there is nothing
-    to show the person who approves it, and no undo. The docstring names the input model's
-    bounds, defaults and choices as ``$(field)`` placeholders (``fruitctl.tools.docs``)
-    rather than restating them. ``returns`` is the type of what it answers
-    (``fruitctl.tools.outputs``); without it, the function's return annotation."""
+    (``capabilities.reminders.schemas``), and held to the published one by a test. A write
+    (``pim_write``, ``system_write``) must say how it changes things (``change``): without it
+    there is nothing to show the person who approves it, and no undo. The docstring names the
+    input model's bounds, defaults and choices as ``$(field)`` placeholders
+    (``fruitctl.tools.docs``) rather than restating them. ``returns`` is the type of what it
+    answers (a capability's ``outputs``); without it, the function's return annotation."""
 
     def declare(function: ToolFunction) -> Tool:
         input_model = _input_model(function)
