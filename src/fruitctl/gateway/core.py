@@ -101,7 +101,7 @@ class Gateway:
         in this process), run right here on the door's event loop - no thread hop, no await;
         None for any other call, which the door then awaits (``ainvoke_off_loop``)."""
         tool = self.registry.get(name)
-        if tool is None or tool.at_once is None or tool.writes or tool.child is not None:
+        if tool is None or not _may_run_on_loop(tool):
             return None
         call = Call(name, actor)  # timed from here, like invoke's
         parsed = self._at_once(tool, args or {})
@@ -410,9 +410,7 @@ class Gateway:
 
     def runs_on_loop(self, tool: Tool, arguments: Mapping[str, Any]) -> bool:
         """Whether ``answer_now`` answers this call on the loop."""
-        if tool.at_once is None or tool.writes or tool.child is not None:
-            return False
-        return self._at_once(tool, arguments) is not None
+        return _may_run_on_loop(tool) and self._at_once(tool, arguments) is not None
 
     # -- describing --------------------------------------------------------------------------------
 
@@ -462,6 +460,11 @@ class Gateway:
     def close(self) -> None:
         self._runner.close()
         self._outcomes.close()
+
+
+def _may_run_on_loop(tool: Tool) -> bool:
+    """A read in this process whose store may say it answers at once (``Tool.at_once``)."""
+    return tool.at_once is not None and not tool.writes and tool.child is None
 
 
 class _Crashed(Exception):
