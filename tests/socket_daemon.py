@@ -24,9 +24,12 @@ from typing import Any
 
 import psutil
 
+import fruitctl
+
 SERVE = [sys.executable, "-m", "fruitctl", "serve", "--port", "0"]  # any free HTTP port
 FRUITCTL = [sys.executable, "-m", "fruitctl"]
 TESTS_DIR = Path(__file__).parent
+SOURCE_DIR = Path(fruitctl.__file__).parents[1]
 READY_S = 60.0  # a healthy start takes about a second; a loaded machine, more
 STOP_S = 30.0
 
@@ -42,7 +45,10 @@ def short_home() -> Iterator[Path]:
 
 def daemon_env(home: Path, **extra: str) -> dict[str, str]:
     env = {k: v for k, v in os.environ.items() if not k.startswith("FRUITCTL_")}
-    env.update(FRUITCTL_HOME=str(home), PYTHONPATH=str(TESTS_DIR), TZ="Europe/Rome")
+    # The fruitctl this test imported, not only the installed one: a git worktree's tests start
+    # that worktree's daemons.
+    path = os.pathsep.join([str(TESTS_DIR), str(SOURCE_DIR)])
+    env.update(FRUITCTL_HOME=str(home), PYTHONPATH=path, TZ="Europe/Rome")
     env.update(extra)
     return env
 
