@@ -224,16 +224,29 @@ def _nth(day: Day, in_year: bool) -> set[int]:
 def _week_numbers(day: Day, wkst: int) -> set[int]:
     """The BYWEEKNO values that take ``day``, as dateutil numbers weeks: week 1 is the first
     week (from WKST) with four days in the year. A day in its own year's weeks is ``n`` and
-    ``n - weeks - 1``; one in the last week of the year before is that week's number or -1,
-    and one in week 1 of the next year is 1 alone."""
+    ``n - weeks - 1``; one in the last week of the year before is -1 or the number dateutil
+    gives that week, and one in week 1 of the next year is 1 alone."""
     begins = day - timedelta(days=(day.weekday() - wkst) % 7)
     owner = (begins + timedelta(days=3)).year
     number = (begins - _week_one(owner, wkst)).days // 7 + 1
     if owner < day.year:
-        return {number, -1}
+        return {_last_week_before(day.year, wkst), -1}
     if owner > day.year:
         return {1}
     return {number, number - _weeks(owner, wkst) - 1}
+
+
+def _last_week_before(year: int, wkst: int) -> int:
+    """The number dateutil gives the days of ``year`` before its week 1. It is the last week
+    of the year before, but counted as dateutil counts it: when that year's own week 1 began
+    in it, from this year's length and first days rather than that year's, so it can say 52
+    where the year before had 53 weeks (or the reverse). Expanding a rule follows dateutil,
+    so this does too: ``FREQ=YEARLY;BYWEEKNO=52;BYYEARDAY=-364`` never comes."""
+    before = date(year - 1, 1, 1).weekday()
+    if (7 - before + wkst) % 7 >= 4:
+        return 52 + (365 + calendar.isleap(year - 1) + (before - wkst) % 7) % 7 // 4
+    first_week = (7 - date(year, 1, 1).weekday() + wkst) % 7
+    return 52 + (365 + calendar.isleap(year) - first_week) % 7 // 4
 
 
 def _week_one(year: int, wkst: int) -> Day:
