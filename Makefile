@@ -16,6 +16,11 @@ PIP := $(BIN)/python -m pip install --disable-pip-version-check --progress-bar o
 STEPS := awk '/^Collecting/ { print "    " $$2; fflush() } \
   /^Successfully installed/ { print "    installed " NF - 2 " packages"; fflush() } \
   /^ERROR/ { print; fflush() }'
+# Compiled modules (and pytest's rewritten tests) are kept in build/pycache, even where the
+# environment sets PYTHONDONTWRITEBYTECODE: without them each test worker compiles every test
+# module again (11 s of a worker's start here, 5 s with them) and so does every daemon a test starts.
+export PYTHONPYCACHEPREFIX ?= $(CURDIR)/build/pycache
+export PYTHONDONTWRITEBYTECODE :=
 SHELL := /bin/bash
 .SHELLFLAGS := -o pipefail -c
 # The MCP Inspector CLI (pinned in tests/inspector/package-lock.json) for tests/transports.
@@ -118,14 +123,17 @@ browser:
 	    echo "make test needs chromium for the approval page test: sudo apt-get install -y chromium"; exit 1; \
 	  else echo "==> no chromium: the approval page's browser test will skip (it needs Debian's chromium)"; fi; }
 
-# -rs: the summary names each skipped test and why (what it needs, tests/needs.py).
+# -rfEs: the summary names each failure and error, and each skipped test and why (what it
+# needs, tests/needs.py); -rs alone would leave the failures out of it.
 test: lint $(INSPECTOR) browser
-	$(BIN)/pytest -rs
+	$(BIN)/pytest -rfEs
 
-# The fast lane, while working: every test but those marked slow (two seconds or more: a daemon
-# started, a browser, a deadline waited out), without the lint. `make test` runs both lanes.
+# The fast lane, while working: every test that stays in this process, without the lint. It leaves
+# out those marked slow (two seconds or more: a deadline waited out, a browser) and process (a
+# daemon, a CLI, Radicale, a sandbox child started: tests/conftest.py fails a test that starts one
+# unmarked). Two workers: with no process to wait on, the lane is all CPU. `make test` runs all.
 test-fast: dev-setup
-	$(BIN)/pytest -rs -m "not slow"
+	$(BIN)/pytest -rfEs -n 2 -m "not slow and not process"
 
 # The live round trips against this Mac's own Reminders, Calendar and Things: a temporary list and
 # calendar, made and removed, and a to-do made and cancelled (Things' URLs cannot delete). macOS asks

@@ -7,9 +7,11 @@ confuses local time, UTC and offsets shows up.
 from __future__ import annotations
 
 import os
+import subprocess
 import time
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 from caldav_server import Account, Radicale, running_radicale
@@ -98,3 +100,57 @@ def service(local_backend: LocalReminders) -> RemindersService:
 settings.register_profile("ci", derandomize=True, database=None)
 if os.environ.get("CI"):
     settings.load_profile("ci")
+
+
+# -- the fast lane: a test that starts another process says so ---------------------------------
+#
+# `make test-fast` leaves out the tests marked `process` (and `slow`). A test that starts a process
+# without the mark fails, naming what it started, so the lane cannot drift into paying for
+# process starts (the Python ones cost most of a second of CPU each).
+
+_starts_allowed = True
+_spawn = subprocess.Popen.__init__
+_posix_spawn = os.posix_spawn
+
+
+class UnmarkedProcess(AssertionError):
+    pass
+
+
+def _refuse(what: object) -> None:
+    if not _starts_allowed:
+        raise UnmarkedProcess(
+            f"this test starts a process ({str(what)[:80]}): mark it @pytest.mark.process"
+            " (or slow), so make test-fast leaves it out"
+        )
+
+
+def _guarded_popen(self: subprocess.Popen[Any], args: Any, *rest: Any, **kwargs: Any) -> None:
+    _refuse(args)
+    _spawn(self, args, *rest, **kwargs)
+
+
+def _guarded_posix_spawn(path: Any, argv: Any, *rest: Any, **kwargs: Any) -> int:
+    _refuse(argv)
+    return _posix_spawn(path, argv, *rest, **kwargs)
+
+
+subprocess.Popen.__init__ = _guarded_popen  # type: ignore[method-assign]
+os.posix_spawn = _guarded_posix_spawn
+
+
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    """Every test on the session's Radicale starts it (or shares the start): a process test."""
+    for item in items:
+        if "radicale" in getattr(item, "fixturenames", ()):
+            item.add_marker(pytest.mark.process)
+
+
+@pytest.hookimpl(hookwrapper=True)
+def pytest_runtest_protocol(item: pytest.Item) -> Iterator[None]:
+    global _starts_allowed
+    _starts_allowed = any(item.iter_markers("process")) or any(item.iter_markers("slow"))
+    try:
+        yield
+    finally:
+        _starts_allowed = True

@@ -23,7 +23,10 @@ TIMEOUT_S = 120  # make plus a few Python starts: well under a second when healt
 # What the recipes under test call besides bash's builtins and the Pythons.
 TOOLS = ("rm", "touch", "awk", "mkdir", "uname", "id")
 
-pytestmark = pytest.mark.skipif(MAKE is None, reason="needs GNU make on PATH")
+pytestmark = [
+    pytest.mark.skipif(MAKE is None, reason="needs GNU make on PATH"),
+    pytest.mark.process,
+]
 
 FAKE_PYTHON = """#!{python}
 import shutil, sys

@@ -14,7 +14,10 @@ ROOT = Path(__file__).parents[1]
 MAKE = shutil.which("make")
 TIMEOUT_S = 120
 
-pytestmark = pytest.mark.skipif(MAKE is None, reason="needs GNU make on PATH")
+pytestmark = [
+    pytest.mark.skipif(MAKE is None, reason="needs GNU make on PATH"),
+    pytest.mark.process,
+]
 
 
 def _pytest_line(target: str, tmp_path: Path) -> list[str]:
@@ -39,4 +42,4 @@ def test_make_test_runs_both_lanes(tmp_path: Path) -> None:
 
 def test_make_test_fast_leaves_out_the_slow_lane(tmp_path: Path) -> None:
     line = _pytest_line("test-fast", tmp_path)
-    assert line[line.index("-m") + 1] == "not slow" and "-rs" in line
+    assert line[line.index("-m") + 1] == "not slow and not process" and "-rfEs" in line

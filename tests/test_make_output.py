@@ -14,7 +14,10 @@ ROOT = Path(__file__).resolve().parents[1]
 MAKE = shutil.which("make")
 TIMEOUT_S = 120  # make reading its own Makefile: well under a second when healthy
 
-pytestmark = pytest.mark.skipif(MAKE is None, reason="needs GNU make on PATH")
+pytestmark = [
+    pytest.mark.skipif(MAKE is None, reason="needs GNU make on PATH"),
+    pytest.mark.process,
+]
 
 
 def _recipe(tmp_path: Path) -> list[str]:
@@ -33,7 +36,8 @@ def _recipe(tmp_path: Path) -> list[str]:
 def test_make_test_names_the_reason_for_every_skip(tmp_path: Path) -> None:
     pytest = str(tmp_path / "venv" / "bin" / "pytest")
     (pytest_line,) = [line for line in _recipe(tmp_path) if line.split()[0] == pytest]
-    assert "-rs" in pytest_line.split()
+    # f and E too: a -r without them leaves the failures out of the summary.
+    assert "-rfEs" in pytest_line.split()
 
 
 def test_make_test_installs_the_inspector_without_npm_notices(tmp_path: Path) -> None:

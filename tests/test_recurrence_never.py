@@ -68,6 +68,7 @@ def test_the_cli_refuses_it_with_exit_2_and_the_reason() -> None:
 
 
 @pytest.mark.slow
+@pytest.mark.process
 def test_a_shared_calendar_with_series_that_never_happen_syncs_the_rest(
     home: Path, caldav_account: Account
 ) -> None:

@@ -376,6 +376,7 @@ def test_approving_an_expired_proposal_exits_11(monkeypatch: pytest.MonkeyPatch)
     assert "expired" in late.stderr and "Traceback" not in late.stderr
 
 
+@pytest.mark.process
 def test_bash_completion_completes_commands_and_subcommands(home: Path) -> None:
     fruitctl = Path(sys.executable).with_name("fruitctl")
 

@@ -23,6 +23,9 @@ from fruitctl import __version__
 from fruitctl.cli.app import app
 from fruitctl.daemon.lifecycle import lock_holder
 
+# Each test here starts another process, or shares the one the module starts.
+pytestmark = pytest.mark.process
+
 runner = CliRunner()
 TELL_TALE = "3"  # the daemon cuts notes previews to this many characters; the CLI to 80
 

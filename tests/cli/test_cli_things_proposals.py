@@ -7,10 +7,13 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+import pytest
 from test_things_cli import AGENT, cli, things, writable  # noqa: F401 - fixtures
 from things_fixture import ThingsFixture
 
 from fruitctl import bootstrap
+
+pytestmark = pytest.mark.process  # Things' writes go through the launcher, a process
 
 
 def test_a_move_and_its_undo_name_the_project_and_area(

@@ -13,6 +13,9 @@ from collections.abc import Iterator
 import pytest
 from socket_daemon import Daemon, Raw, cli, running, seed_demo, short_home
 
+# Each test here starts another process, or shares the one the module starts.
+pytestmark = pytest.mark.process
+
 UNREACHABLE = {
     "FRUITCTL_REMINDERS__BACKEND": "caldav",
     "FRUITCTL_CALDAV__URL": "http://127.0.0.1:9/",  # the discard port: nothing listens

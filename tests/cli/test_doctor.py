@@ -76,6 +76,7 @@ DENIED = {
 }
 
 
+@pytest.mark.process
 def test_doctor_asks_the_daemon_and_says_where_its_access_differs(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
@@ -101,6 +102,7 @@ def test_doctor_asks_the_daemon_and_says_where_its_access_differs(
         assert "its reminders: access denied" in text and "! This process has access" in text
 
 
+@pytest.mark.process
 def test_doctor_with_a_daemon_that_serves_well_is_healthy(monkeypatch: pytest.MonkeyPatch) -> None:
     with short_home() as home, running(home):
         monkeypatch.setenv("FRUITCTL_HOME", str(home))
@@ -110,6 +112,7 @@ def test_doctor_with_a_daemon_that_serves_well_is_healthy(monkeypatch: pytest.Mo
         assert report["mismatches"] == [] and report["healthy"] is True
 
 
+@pytest.mark.process
 def test_the_write_test_runs_in_the_daemon_when_one_serves(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:

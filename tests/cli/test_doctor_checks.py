@@ -73,6 +73,7 @@ def test_the_http_check_is_this_homes_daemon_at_its_real_port() -> None:
             assert f"http        {served} answers" in text
 
 
+@pytest.mark.process
 def test_a_bad_value_from_the_environment_is_one_failed_check_naming_the_variable() -> None:
     with short_home() as home:
         code, report = doctor(home, FRUITCTL_CALDAV__URL="dav.example.com")
@@ -89,6 +90,7 @@ def test_a_bad_value_from_the_environment_is_one_failed_check_naming_the_variabl
         assert shown.stdout.count("BROKEN") == 1 and "FRUITCTL_CALDAV__URL" in shown.stdout
 
 
+@pytest.mark.process
 def test_a_bad_value_in_the_file_names_the_file() -> None:
     with short_home() as home:
         (home / "config.toml").write_text("[http]\nport = 'eighty'\n")
@@ -119,6 +121,7 @@ def test_a_backend_that_cannot_be_configured_fails_its_check_not_doctor() -> Non
 
 
 @pytest.mark.parametrize("broken", ["tools:\n  nothing_here: {}\n", "tools: [\n"])
+@pytest.mark.process
 def test_a_broken_governance_file_fails_its_check_with_its_line(broken: str) -> None:
     with short_home() as home:
         (home / "governance.yaml").write_text(broken)
@@ -130,6 +133,7 @@ def test_a_broken_governance_file_fails_its_check_with_its_line(broken: str) -> 
         assert shown.returncode == 0 and "until it is fixed, no tool runs" in shown.stdout
 
 
+@pytest.mark.process
 def test_a_variable_read_by_nothing_is_named_with_the_spelling_meant() -> None:
     """One underscore where the setting needs two: pydantic-settings ignores it silently."""
     with short_home() as home:

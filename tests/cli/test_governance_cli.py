@@ -179,6 +179,7 @@ def test_tools_show(home: Path) -> None:
     assert as_json["error"]["code"] == "not_found"
 
 
+@pytest.mark.process
 def test_every_tool_can_be_called_from_the_cli(
     home: Path, monkeypatch: pytest.MonkeyPatch, searx: FakeSearx
 ) -> None:

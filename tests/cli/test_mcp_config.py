@@ -20,6 +20,9 @@ from mcp.client.stdio import StdioServerParameters, stdio_client
 
 from fruitctl.cli.mcp_config import CLIENTS, block, launch, where
 
+# Each test here starts another process, or shares the one the module starts.
+pytestmark = pytest.mark.process
+
 SCRIPT = Path(sys.executable).parent / "fruitctl"  # the venv's console script
 SESSION_TIMEOUT_S = 60.0
 

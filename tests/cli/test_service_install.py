@@ -25,6 +25,9 @@ from typer.testing import CliRunner
 
 from fruitctl.cli.app import app
 
+# Each test here starts another process, or shares the one the module starts.
+pytestmark = pytest.mark.process
+
 runner = CliRunner()
 MAC = ["--platform", "macos"]
 AGENT = Path("Library") / "LaunchAgents" / "dev.fruitctl.gateway.plist"

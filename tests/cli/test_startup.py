@@ -45,6 +45,7 @@ def paused() -> Iterator[None]:
     gc.enable()
 
 
+@pytest.mark.process
 def test_the_entry_point_loads_with_the_collector_paused_and_resumes_it(home: Path) -> None:
     done = subprocess.run(
         [sys.executable, "-c", PROBE], capture_output=True, text=True, timeout=120, check=True
@@ -83,6 +84,7 @@ def _modules_after(*args: str) -> str:
     return done.stderr
 
 
+@pytest.mark.process
 def test_a_command_loads_its_own_module_and_no_other(home: Path) -> None:
     loaded = _modules_after("ping", "--json")
     assert "fruitctl.cli.system" in loaded

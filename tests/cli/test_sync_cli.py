@@ -94,6 +94,7 @@ def test_the_password_never_shows(home: Path, monkeypatch: pytest.MonkeyPatch) -
     assert "caldav.password" in str(bad.value)
 
 
+@pytest.mark.process
 def test_the_password_from_the_environment_or_a_command(home: Path) -> None:
     home.mkdir()
     command = [sys.executable, "-c", "print('from a command; not a shell')"]
@@ -103,6 +104,7 @@ def test_the_password_from_the_environment_or_a_command(home: Path) -> None:
     assert section.secret({"FRUITCTL_CALDAV_PASSWORD": "env"}) == "env"
 
 
+@pytest.mark.process
 def test_a_failing_password_command_says_so_without_its_output(home: Path) -> None:
     home.mkdir()
     command = [sys.executable, "-c", "import sys; print('s3cret'); sys.exit(3)"]

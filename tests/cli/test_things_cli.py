@@ -115,6 +115,7 @@ def title_of(things: ThingsFixture, todo_id: str) -> tuple[str, int]:
     return row[0], row[1]
 
 
+@pytest.mark.process
 def test_a_person_creates_a_todo_and_sees_it_confirmed(
     things: ThingsFixture, writable: Path
 ) -> None:
@@ -131,6 +132,7 @@ def test_a_person_creates_a_todo_and_sees_it_confirmed(
     assert text.exit_code == 0 and "Done in Things: Second" in text.stdout
 
 
+@pytest.mark.process
 def test_an_agents_create_waits_for_approval(things: ThingsFixture, writable: Path) -> None:
     app = bootstrap.build()
     try:
@@ -149,6 +151,7 @@ def test_an_agents_create_waits_for_approval(things: ThingsFixture, writable: Pa
     assert view["status"] == "EXECUTED" and view["result"]["status"] == "confirmed"
 
 
+@pytest.mark.process
 def test_completing_is_undone_by_reopening(things: ThingsFixture, writable: Path) -> None:
     app = bootstrap.build()
     try:
@@ -181,6 +184,7 @@ def test_a_todo_changed_in_things_meanwhile_is_a_conflict(
     assert not writable.exists()
 
 
+@pytest.mark.process
 def test_a_write_things_never_shows_is_not_reported_as_done(
     things: ThingsFixture, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -200,6 +204,7 @@ def test_a_write_things_never_shows_is_not_reported_as_done(
     }
 
 
+@pytest.mark.process
 def test_an_approved_write_things_never_shows_exits_non_zero(
     things: ThingsFixture, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -228,6 +233,7 @@ def test_delete_points_at_cancel(things: ThingsFixture) -> None:
     assert "fruitctl things complete todo-inbox --cancel" in result.stderr
 
 
+@pytest.mark.process
 def test_things_allowlists_bind_agents_not_the_person(
     things: ThingsFixture, writable: Path
 ) -> None:
@@ -256,6 +262,7 @@ def test_things_allowlists_bind_agents_not_the_person(
     assert own.exit_code == 0, own.output  # the person's own call is not bound
 
 
+@pytest.mark.process
 def test_the_auth_token_is_nowhere_but_in_the_url(
     things: ThingsFixture, writable: Path, home: Path
 ) -> None:
@@ -276,6 +283,7 @@ def test_the_auth_token_is_nowhere_but_in_the_url(
             assert AUTH_TOKEN.encode() not in path.read_bytes(), path
 
 
+@pytest.mark.process
 def test_an_agents_batch_files_what_can_work_and_adds_it_on_approval(
     things: ThingsFixture, writable: Path
 ) -> None:
@@ -306,6 +314,7 @@ def test_an_agents_batch_files_what_can_work_and_adds_it_on_approval(
     assert len(writable.read_text().splitlines()) == 1  # one launch for the batch
 
 
+@pytest.mark.process
 def test_an_agents_project_writes_are_proposals_with_undo(
     things: ThingsFixture, writable: Path
 ) -> None:
@@ -331,6 +340,7 @@ def test_an_agents_project_writes_are_proposals_with_undo(
     assert title_of(things, "proj-move") == ("Move house", 0)
 
 
+@pytest.mark.process
 def test_a_todo_moves_to_another_project_or_area_and_back_on_undo(
     things: ThingsFixture, writable: Path
 ) -> None:

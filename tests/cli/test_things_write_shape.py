@@ -14,6 +14,9 @@ from typer.testing import CliRunner
 
 from fruitctl.cli.app import app
 
+# Each test here starts another process, or shares the one the module starts.
+pytestmark = pytest.mark.process
+
 runner = CliRunner()
 RECORDER = str(Path(__file__).parents[1] / "things_recorder.py")
 KEYS = {"status", "confirmed", "todo", "message"}

@@ -17,6 +17,9 @@ from typer.testing import CliRunner
 
 from fruitctl.cli.app import app
 
+# Each test here starts another process, or shares the one the module starts.
+pytestmark = pytest.mark.process
+
 runner = CliRunner()
 KEYS = {"status", "failed"}
 

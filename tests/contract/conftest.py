@@ -88,14 +88,21 @@ CALENDARS: dict[str, Opener] = {
 }
 
 
-@pytest.fixture(params=sorted(REMINDERS))
+def _params(names: dict[str, Opener]) -> list[Any]:
+    """Each backend by name; CalDAV's run on the session's Radicale, a process of its own."""
+    return [
+        pytest.param(n, marks=pytest.mark.process) if n == "caldav" else n for n in sorted(names)
+    ]
+
+
+@pytest.fixture(params=_params(REMINDERS))
 def backend(request: pytest.FixtureRequest, home: Path) -> Iterator[RemindersBackend]:
     instance, close = REMINDERS[request.param](home, request)
     yield instance
     close()
 
 
-@pytest.fixture(params=sorted(CALENDARS))
+@pytest.fixture(params=_params(CALENDARS))
 def calendar_backend(request: pytest.FixtureRequest, home: Path) -> Iterator[CalendarBackend]:
     instance, close = CALENDARS[request.param](home, request)
     yield instance

@@ -31,6 +31,9 @@ from fruitctl.cli.app import app
 from fruitctl.domain import error_table
 from fruitctl.domain.errors import ERROR_CODES
 
+# Each test here starts another process, or shares the one the module starts.
+pytestmark = pytest.mark.process
+
 runner = CliRunner()
 BACKEND = "raising_backend:raising_reminders"
 GET_LISTS = ["tools", "call", "get_lists", "--json"]

@@ -13,7 +13,10 @@ import pytest
 from socket_daemon import Daemon, cli, running, seed_demo, short_home
 from test_agent_uids import AGENT_UID, CAN_SWITCH, agents_folder, as_uid
 
-pytestmark = pytest.mark.skipif(not CAN_SWITCH, reason="needs to run a client as another uid")
+pytestmark = [
+    pytest.mark.skipif(not CAN_SWITCH, reason="needs to run a client as another uid"),
+    pytest.mark.process,
+]
 
 PER_AGENT = 2  # create_reminders calls an hour per agent, in this daemon's governance
 

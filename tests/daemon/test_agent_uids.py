@@ -31,11 +31,14 @@ CAN_SWITCH = (
     and shutil.which("setpriv") is not None
     and SYSTEM_PYTHON.exists()
 )
-pytestmark = pytest.mark.skipif(
-    not CAN_SWITCH,
-    reason="needs root, unshare, setpriv and /usr/bin/python3 to run a client as another uid "
-    "through a bind mount (CI runs as root on Debian)",
-)
+pytestmark = [
+    pytest.mark.skipif(
+        not CAN_SWITCH,
+        reason="needs root, unshare, setpriv and /usr/bin/python3 to run a client as another uid "
+        "through a bind mount (CI runs as root on Debian)",
+    ),
+    pytest.mark.process,  # one daemon for the module
+]
 
 # The container's client: send each line of argv[2], print each answer (or what happened).
 CLIENT = """

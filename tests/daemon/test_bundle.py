@@ -19,6 +19,9 @@ from needs import missing
 from fruitctl.daemon import bundle, native
 from fruitctl.daemon.native import CannotBuild
 
+# Each test here starts another process, or shares the one the module starts.
+pytestmark = pytest.mark.process
+
 ON_MAC = pytest.mark.skipif(sys.platform != "darwin", reason="codesign and plutil are macOS's")
 COMMAND = [sys.executable, "-m", "fruitctl", "serve"]
 

@@ -25,10 +25,13 @@ from needs import missing
 
 from fruitctl.daemon import bundle
 
+# Each test here starts another process.
+pytestmark = pytest.mark.process
 DEADLINE_S = 60.0  # far beyond a healthy start (well under a second); only a hang reaches it
 ODD_ARGUMENTS = ["a b", '$HOME; "x" \\ `id` é', "", "--flag=1\nsecond line"]
 CHILD = """
 import json, os, signal, sys
+
 record, mode = os.environ["CHILD_RECORD"], os.environ["CHILD_MODE"]
 
 def write(what):

@@ -18,6 +18,9 @@ from fruitctl.daemon.lifecycle import lock_holder
 from fruitctl.daemon.supervisor import Backoff, Supervisor
 from fruitctl.transports.rpc.client import RpcClient
 
+# Each test here starts another process, or shares the one the module starts.
+pytestmark = pytest.mark.process
+
 
 class Events:
     def __init__(self) -> None:

@@ -68,6 +68,7 @@ def test_past_a_limit_is_refused_naming_the_field(
     assert not log.exists()  # nothing was sent to Things
 
 
+@pytest.mark.process
 def test_at_the_limits_a_todo_is_written_whole(app: bootstrap.App, log: Path) -> None:
     args = {
         "title": "t" * STRING_MAX,

@@ -49,6 +49,7 @@ def test_a_write_to_a_template_is_refused(
     assert not log.exists()  # nothing was sent to Things
 
 
+@pytest.mark.process
 def test_its_instance_can_be_completed(app: bootstrap.App, log: Path) -> None:
     outcome = app.gateway.invoke("complete_todo", {"id": "todo-repeat"}, PERSON)
     assert outcome.error_code is None, outcome.error

@@ -40,6 +40,7 @@ def test_the_vocabulary_is_things_own() -> None:
 
 
 @pytest.mark.parametrize("word", WHEN_WORDS)
+@pytest.mark.process
 def test_each_word_is_written_and_confirmed(app: bootstrap.App, word: str) -> None:
     outcome = app.gateway.invoke("create_todo", {"title": f"On {word}", "when": word}, PERSON)
     assert outcome.success and outcome.output["status"] == "confirmed", outcome.output

@@ -72,6 +72,7 @@ def test_half_a_character_is_refused(app: bootstrap.App) -> None:
     assert "U+D800, half of a character" in message
 
 
+@pytest.mark.process
 def test_what_real_text_needs_is_kept(app: bootstrap.App) -> None:
     # Emoji sequences, scripts that join, marks that place punctuation, and a note's lines.
     title = "\U0001f468\u200d\U0001f469\u200d\U0001f467 \u2764\ufe0f \u0645\u06cc\u200c\u0631\u200f"

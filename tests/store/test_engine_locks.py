@@ -21,6 +21,7 @@ WRITE = (
 )
 
 
+@pytest.mark.process
 def test_a_second_engine_keeps_the_first_seeing_other_processes(tmp_path: Path) -> None:
     path = tmp_path / "state.db"
     first = open_database(path, "state")

@@ -81,6 +81,7 @@ def test_a_held_write_lock_is_a_retryable_busy_error(tmp_path: Path) -> None:
     assert busy.value.details == {"file": str(path), "reason": "busy"}
 
 
+@pytest.mark.process
 def test_a_read_only_place_still_reads_and_says_why_it_cannot_write(tmp_path: Path) -> None:
     folder = tmp_path / "data"
     engine = open_database(folder / "state.db", "state")

@@ -29,6 +29,9 @@ from fruitctl.sandbox import (
 )
 from fruitctl.tools.inputs import parse
 
+# Each test here starts another process, or shares the one the module starts.
+pytestmark = pytest.mark.process
+
 PY = sys.executable
 LOGS = "fruitctl.capabilities.system.tools:read_logs_in_child"
 

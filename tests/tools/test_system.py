@@ -121,6 +121,7 @@ def test_process_health_finds_this_process_by_exact_name(system: SystemService) 
     assert system.process_health(name=name[:-1] + "\u2603")["processes"] == []
 
 
+@pytest.mark.process
 def test_a_dead_pid_is_not_running(system: SystemService) -> None:
     child = subprocess.Popen([sys.executable, "-c", "pass"])
     child.wait()
@@ -151,6 +152,7 @@ def test_process_health_needs_exactly_one_valid_selector(
 # -- logs on this machine --------------------------------------------------------------------------
 
 
+@pytest.mark.process
 def test_read_logs_here_is_well_formed_or_a_clear_error(system: SystemService) -> None:
     try:
         result = system.read_logs(since_minutes=60, level="info", process=None, lines=20)
@@ -355,6 +357,7 @@ def test_the_tools_are_declared_as_the_seed_says() -> None:
     assert props["lines"]["maximum"] == 1000 and props["since_minutes"]["maximum"] == 1440
 
 
+@pytest.mark.process
 def test_the_tool_functions_call_the_service() -> None:
     ctx = context()
     by_name = {t.name: t for t in catalog.TOOLS}

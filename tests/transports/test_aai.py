@@ -19,6 +19,9 @@ from fruitctl import __version__
 from fruitctl.capabilities import all_tools
 from fruitctl.cli.app import app
 
+# Each test here starts another process, or shares the one the module starts.
+pytestmark = pytest.mark.process
+
 runner = CliRunner()
 SEMVER = r"^\d+\.\d+\.\d+(?:-[0-9A-Za-z.-]+)?(?:\+[0-9A-Za-z.-]+)?$"
 DESCRIPTOR = {  # seed 004, "Create aai.json"

@@ -280,6 +280,7 @@ def test_delete_checklist(direct: Mcp) -> None:
     assert direct("delete_reminders", {"ids": [b["id"]]}) == {"deleted": [b["id"]], "failed": []}
 
 
+@pytest.mark.process
 def test_every_other_tool_answers(direct: Mcp, home: Path) -> None:
     (home / "workspace").mkdir(parents=True)
     assert direct("open_reminders")["count"] == 0

@@ -25,6 +25,9 @@ from pipe_wire import READ_TIMEOUT_S, Wire, jsonrpc
 
 from fruitctl.capabilities import all_tools
 
+# Each test here starts another process, or shares the one the module starts.
+pytestmark = pytest.mark.process
+
 SERVER = [sys.executable, "-m", "fruitctl", "mcp"]
 SESSION_TIMEOUT_S = 60.0  # a whole session; ~2 s when healthy
 EXIT_TIMEOUT_S = 15.0  # from stdin closed to the process gone

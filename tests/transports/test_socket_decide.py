@@ -13,6 +13,9 @@ from socket_daemon import Daemon, Raw, running, seed_demo, short_home
 
 from fruitctl.capabilities import all_tools
 
+# Each test here starts another process, or shares the one the module starts.
+pytestmark = pytest.mark.process
+
 CREATE = {"name": "create_reminders", "arguments": {"reminders": [{"title": "decided"}]}}
 
 

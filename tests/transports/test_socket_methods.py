@@ -21,6 +21,9 @@ from fruitctl.cli.app import app
 from fruitctl.domain import error_table
 from fruitctl.transports.rpc.methods import alias_of
 
+# Each test here starts another process, or shares the one the module starts.
+pytestmark = pytest.mark.process
+
 runner = CliRunner()
 OFFSET_TIME = re.compile(r"^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}[+-]\d{2}:\d{2}$")
 OPEN_ITEM = {"id", "listName", "title", "dueAt", "priority", "isFlagged", "tags", "notesPreview"}

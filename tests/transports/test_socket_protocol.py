@@ -18,6 +18,9 @@ from socket_daemon import Daemon, Raw, answers, running, short_home
 
 from fruitctl.domain import error_table
 
+# Each test here starts another process, or shares the one the module starts.
+pytestmark = pytest.mark.process
+
 MIB = 1_048_576
 PING = {"jsonrpc": "2.0", "id": "after", "method": "system.ping"}
 

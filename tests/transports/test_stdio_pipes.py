@@ -20,6 +20,9 @@ from fruitctl.tools.model import ToolResult
 from fruitctl.transports.mcp import render
 from fruitctl.transports.stdio_pipes import encode
 
+# Each test here starts another process, or shares the one the module starts.
+pytestmark = pytest.mark.process
+
 NOISY_SERVER = [sys.executable, str(Path(__file__).with_name("noisy_stdio_server.py"))]
 TIMEOUT_S = 60.0
 INITIALIZE = {

@@ -151,6 +151,7 @@ def test_a_listing_too_large_to_read_whole_is_read_in_pieces(
 
 
 @pytest.mark.slow
+@pytest.mark.process
 def test_an_object_too_large_to_read_is_skipped_and_never_wedges_a_sync(
     hostile: CaldavReminders, proxy: FaultProxy, caldav_account: Account
 ) -> None:

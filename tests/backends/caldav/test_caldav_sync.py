@@ -82,6 +82,7 @@ def test_an_expired_sync_token_means_a_full_resync(
 
 
 @pytest.mark.slow
+@pytest.mark.process
 def test_progress_is_reported_per_batch(backend: CaldavReminders, caldav_account: Account) -> None:
     items = {f"t{i}.ics": vtodo(f"t{i}", f"SUMMARY:todo {i}") for i in range(1_100)}
     caldav_account.write_items(caldav_account.made[0], items)

@@ -171,6 +171,7 @@ def test_the_allowlists_are_not_eventkit_and_all_used() -> None:
 # -- imports and construction without PyObjC ---------------------------------------------------
 
 
+@pytest.mark.process
 def test_the_adapter_module_imports_and_constructs_without_pyobjc() -> None:
     blocked = ", ".join(f"{name!r}: None" for name in PYOBJC)  # None in sys.modules: no import
     code = (

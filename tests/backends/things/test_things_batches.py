@@ -84,6 +84,7 @@ def test_a_todo_too_long_for_any_url_is_refused_before_anything_is_sent(
     assert not log.exists()  # nothing was handed to Things
 
 
+@pytest.mark.process
 def test_adds_are_paced_to_things_limit(fixture: ThingsFixture, tmp_path: Path) -> None:
     log = tmp_path / "urls.log"
     clock = FakeClock()

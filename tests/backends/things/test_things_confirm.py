@@ -20,6 +20,9 @@ from fruitctl.backends.things.writer import ThingsWriter
 from fruitctl.domain.things import ThingsView, ToDo
 from fruitctl.ports import NewToDo, ToDoChanges
 
+# Each test here starts another process, or shares the one the module starts.
+pytestmark = pytest.mark.process
+
 RECORDER = str(Path(__file__).parents[2] / "things_recorder.py")
 
 

@@ -21,6 +21,7 @@ def run(command: list[str], given: bytes) -> subprocess.CompletedProcess[bytes]:
     return subprocess.run(command, input=given, capture_output=True, timeout=120, check=False)
 
 
+@pytest.mark.process
 def test_a_mac_hands_the_url_to_the_launcher_on_standard_input(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
@@ -44,6 +45,7 @@ def test_elsewhere_there_is_no_default() -> None:
     [b"", b"https://example.org/", b"things:///add?title=a b", "things:///add?x=é".encode()],
     ids=["nothing", "another-scheme", "a-space", "not-ascii"],
 )
+@pytest.mark.process
 def test_anything_but_one_things_url_is_refused(given: bytes) -> None:
     done = run([sys.executable, "-m", "fruitctl.backends.things.launch"], given)
     assert done.returncode == launch.EXIT_USAGE

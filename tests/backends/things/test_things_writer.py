@@ -19,6 +19,9 @@ from fruitctl.backends.things.writer import ThingsWriter
 from fruitctl.domain.errors import BackendUnavailable, PermissionDenied, Unsupported
 from fruitctl.ports import NewProject, NewToDo
 
+# Each test here starts another process, or shares the one the module starts.
+pytestmark = pytest.mark.process
+
 RECORDER = str(Path(__file__).parents[2] / "things_recorder.py")
 CORPUS = [
     "Milk & eggs",

@@ -81,6 +81,7 @@ def _a_failed_update(app: bootstrap.App) -> str:
     return pid
 
 
+@pytest.mark.process
 def test_tables_keep_words_whole_and_approve_leads(home: Path) -> None:
     ARTIFACTS.mkdir(exist_ok=True)
     app = bootstrap.build()

@@ -29,10 +29,13 @@ from fruitctl.transports.http.tokens import TokenStore, secrets_dir
 
 AGENT = Actor("agent", "mcp-client")
 DEADLINE_S = 60.0  # the test's own: generous on a loaded machine
+# Each test here starts another process.
+pytestmark = pytest.mark.process
 FLOOD = 300
 LINK = "http://127.0.0.1:8765/ui/proposals/p1"
 SCRIPT = """#!{python}
 import json, os, sys, time
+
 with open({record!r}, "a") as record:
     record.write(json.dumps([os.getpid(), os.path.basename(sys.argv[0]), *sys.argv[1:]]) + "\\n")
 if "--help" in sys.argv:

@@ -48,6 +48,7 @@ def test_reads(agent: Client) -> None:
     assert missing.status_code == 404 and missing.json()["error"]["code"] == "NOT_FOUND"
 
 
+@pytest.mark.process
 def test_a_person_writes_and_an_agent_proposes(admin: Client, agent: Client) -> None:
     made = admin.post("/things/todos", json={"title": "Stamps", "area": "Home"})
     assert made.status_code == 201, made.text
@@ -79,6 +80,7 @@ def test_skills_list_things_with_its_native_dependencies(agent: Client) -> None:
     assert set(tools) >= {"query_todos", "get_todo", "update_todo", "complete_todo"}
 
 
+@pytest.mark.process
 def test_the_page_says_when_an_approved_write_was_not_confirmed(
     app: bootstrap.App, monkeypatch: pytest.MonkeyPatch
 ) -> None:
