@@ -6,6 +6,7 @@ set is refused and never runs; a tool the governance turns off in every mode is 
 from __future__ import annotations
 
 import importlib.util
+import json
 import os
 import subprocess
 import sys
@@ -229,3 +230,16 @@ def test_the_servers_set_narrows_every_token(app: bootstrap.App) -> None:
     assert refused is None
     tools, refused = over_http(app, TOKEN, offered)  # the server's own token: its set alone
     assert {tool.name for tool in tools} == offered
+
+
+def test_a_tool_turned_off_in_every_mode_is_not_in_aai_json(home: Path) -> None:
+    from typer.testing import CliRunner
+
+    from fruitctl.cli.app import app as cli
+
+    home.mkdir(parents=True, exist_ok=True)
+    (home / "governance.yaml").write_text(OFF)
+    done = CliRunner().invoke(cli, ["aai", "install", "--app-id", "com.example.off", "--json"])
+    assert done.exit_code == 0, done.output
+    descriptor = json.loads((home / "aai" / "com.example.off" / "aai.json").read_text())
+    assert {tool["name"] for tool in descriptor["tools"]} == EVERY_TOOL - {"write_file"}
