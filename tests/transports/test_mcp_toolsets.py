@@ -243,3 +243,33 @@ def test_a_tool_turned_off_in_every_mode_is_not_in_aai_json(home: Path) -> None:
     assert done.exit_code == 0, done.output
     descriptor = json.loads((home / "aai" / "com.example.off" / "aai.json").read_text())
     assert {tool["name"] for tool in descriptor["tools"]} == EVERY_TOOL - {"write_file"}
+
+
+@pytest.mark.slow
+def test_mcp_tools_in_front_of_the_daemon_serves_the_contract() -> None:
+    from socket_daemon import daemon_env, running, short_home
+
+    from fruitctl.config import Config, Settings
+    from fruitctl.paths import Paths
+
+    with short_home() as home:
+        params = StdioServerParameters(
+            command=sys.executable,
+            args=["-m", "fruitctl", "mcp", "--tools", "reminders"],
+            env=daemon_env(home),
+        )
+
+        async def main() -> tuple[list[types.Tool], MCPError | None]:
+            with anyio.fail_after(SESSION_TIMEOUT_S), open(os.devnull, "w") as errlog:
+                async with Client(stdio_client(params, errlog=errlog)) as client:
+                    return await list_and_refuse(client)
+
+        with running(home):
+            tools, refused = anyio.run(main)
+        daemons = bootstrap.build(Config(Settings(), Paths.resolve({"FRUITCTL_HOME": str(home)})))
+        try:
+            assert daemons.approvals.recent() == []  # the refused write never reached it
+        finally:
+            daemons.close()
+    assert_the_contracts_tools(tools)
+    assert refused is not None and "create_event" in str(refused)
