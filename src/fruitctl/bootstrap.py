@@ -27,16 +27,17 @@ from fruitctl.backend_factories import (
     remote_account,
     web_search_service,
 )
-from fruitctl.capabilities import all_tools
+from fruitctl.capabilities import all_tools, toolsets
 from fruitctl.capabilities.calendar.service import CalendarService
 from fruitctl.capabilities.context import Context
 from fruitctl.capabilities.reminders.service import RemindersService
 from fruitctl.capabilities.things.service import ThingsService
+from fruitctl.capabilities.toolsets import ToolSet
 from fruitctl.config import Config, ConfigError
 from fruitctl.config_drift import ConfigWatch
 from fruitctl.domain.actors import Actor
 from fruitctl.domain.dates import use_zone
-from fruitctl.domain.errors import StorageFault, StoreBusy
+from fruitctl.domain.errors import InvalidParams, StorageFault, StoreBusy
 from fruitctl.domain.hosts import DomainRules
 from fruitctl.gateway import Action, Gateway
 from fruitctl.policy import governance as governance_module
@@ -118,6 +119,20 @@ class App:
             confirm_seconds=settings.confirm_seconds,
             writes_via=" ".join(settings.open_command) or None,
         )
+
+    @cached_property
+    def mcp_tools(self) -> ToolSet:
+        """The tools ``[mcp] tools`` offers MCP clients (None: every tool); a ConfigError
+        naming the entry that names nothing, and the choices."""
+        entries = self.config.settings.mcp.tools
+        if entries is None:
+            return None
+        try:
+            return toolsets.resolve(entries)
+        except InvalidParams as exc:
+            raise ConfigError(
+                f"{self.config.paths.config_file}: mcp.tools: {exc.message}"
+            ) from None
 
     @cached_property
     def syncing(self) -> SyncService:
@@ -359,12 +374,14 @@ def build(config: Config | None = None) -> App:
         config = config_module.load()
         watch = ConfigWatch(config, config_module.load)
     use_zone(config.settings.server.timezone or None)
-    return App(
+    app = App(
         config,
         reminders_backend_factory(config),
         calendar_factory=calendar_backend_factory(config),
         config_watch=watch,
     )
+    app.mcp_tools  # noqa: B018 - a tool set naming nothing fails here, with the others
+    return app
 
 
 def _recover(gateway: Gateway, log: telemetry.EventLog) -> None:

@@ -77,6 +77,16 @@ class ApprovalsConfig(Section):
     )
 
 
+class McpConfig(Section):
+    tools: list[str] | None = Field(
+        None,
+        description="The tools MCP clients are offered, as tool sets (a capability: 'calendar', "
+        "'things', 'files', 'system', 'web', 'approvals', 'containers'; 'reminders' is the "
+        "Reminders MCP contract's five tools) or tool names. Default: every tool; "
+        "`fruitctl mcp --tools` overrides it.",
+    )
+
+
 def _zone_name(name: str) -> str:
     if name:
         try:
@@ -349,6 +359,7 @@ class Settings(BaseSettings):
     calendar: CalendarConfig = Field(default_factory=CalendarConfig)
     web: WebConfig = Field(default_factory=WebConfig)
     approvals: ApprovalsConfig = Field(default_factory=ApprovalsConfig)
+    mcp: McpConfig = Field(default_factory=McpConfig)
     caldav: CaldavConfig = Field(default_factory=CaldavConfig)
     eventkit: EventKitConfig = Field(default_factory=EventKitConfig)
     things: ThingsConfig = Field(default_factory=ThingsConfig)

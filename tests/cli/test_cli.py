@@ -406,9 +406,12 @@ def test_auth_list_is_a_table_with_a_header() -> None:
     cli_json("auth", "token", "--name", "me", "--scope", "admin")
     assert cli("auth", "revoke", agent["id"]).exit_code == 0
     lines = cli("auth", "list").stdout.splitlines()
-    assert lines[0].split() == ["ID", "SCOPE", "NAME", "EXPIRES", "STATE"]
+    assert lines[0].split() == ["ID", "SCOPE", "NAME", "EXPIRES", "STATE", "TOOLS"]
     rows = {line.split()[0]: line for line in lines[1:]}
-    assert "claude@laptop" in rows[agent["id"]] and rows[agent["id"]].endswith("revoked")
+    assert "claude@laptop" in rows[agent["id"]] and rows[agent["id"]].split()[-2:] == [
+        "revoked",
+        "all",
+    ]
     listed = cli_json("auth", "list")
     assert {t["name"] for t in listed} == {"claude@laptop", "me"}
 

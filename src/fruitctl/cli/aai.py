@@ -29,7 +29,7 @@ def install_command(
     """Write aai.json (~/.aai/<app_id>/, or $FRUITCTL_HOME/aai/<app_id>/ when that is set)."""
     app = services(as_json, daemon=False)
     with reporting(as_json):
-        tools = list(app.gateway.registry)
+        tools = app.gateway.registry.offered()  # a tool off in every mode is not described
         document = aai.descriptor(tools, app_id, app.config.paths.socket_file)
         path = aai.install(document, app.config.paths.aai_dir, app_id)
     if as_json:

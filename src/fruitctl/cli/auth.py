@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING, Annotated, Any
 import typer
 from rich.markup import escape
 
+from fruitctl.capabilities import toolsets
 from fruitctl.cli.app import JsonOption, services
 from fruitctl.cli.output import emit_json, err, out, reporting
 from fruitctl.domain.dates import format_datetime
@@ -45,23 +46,40 @@ def token_command(
         str | None, typer.Option(help="Lifetime: 30m, 12h, 30d, 8w (default [http] ttl).")
     ] = None,
     name: Annotated[str, typer.Option(help="Who holds it (shows in the audit as the actor).")] = "",
+    tools: Annotated[
+        str | None,
+        typer.Option(
+            metavar="SETS",
+            help="The only tools its bearer sees and calls, over the API and MCP: tool sets "
+            "(reminders, calendar, things, ...) or tool names, comma-separated (default: all).",
+        ),
+    ] = None,
     as_json: JsonOption = False,
 ) -> None:
     """Make a token; it is printed once and never stored."""
     with _tokens(as_json) as (store, settings):
         seconds = _ttl(ttl) if ttl else settings.token_ttl_days * 86400
         holder = _name(name or ("person" if scope is Scope.admin else "agent"))
-        token, claims = store.issue(scope.value, seconds, holder)
+        offered = None if tools is None else toolsets.parse(tools)
+        token, claims = store.issue(scope.value, seconds, holder, offered)
     expires = _when(claims.expires_at)
+    offers = None if claims.tools is None else sorted(claims.tools)
     if as_json:
         emit_json(
-            {"token": token, "id": claims.token_id, "scope": scope.value, "expiresAt": expires}
+            {
+                "token": token,
+                "id": claims.token_id,
+                "scope": scope.value,
+                "expiresAt": expires,
+                "tools": offers,
+            }
         )
         return
     out.print(token, markup=False, soft_wrap=True)
+    only = "" if offers is None else f" Its tools: {', '.join(offers)}."
     err.print(
-        f"{scope.value} token {claims.token_id} for '{holder}', expires {expires}. Send it as "
-        f"'Authorization: Bearer <token>'; revoke: fruitctl auth revoke {claims.token_id}",
+        f"{scope.value} token {claims.token_id} for '{holder}', expires {expires}.{only} Send it "
+        f"as 'Authorization: Bearer <token>'; revoke: fruitctl auth revoke {claims.token_id}",
         markup=False,
     )
 
@@ -80,11 +98,13 @@ def list_command(as_json: JsonOption = False) -> None:
     from rich.table import Table
 
     table = Table(box=None, pad_edge=False, header_style="bold")
-    for column in ("ID", "SCOPE", "NAME", "EXPIRES", "STATE"):
+    for column in ("ID", "SCOPE", "NAME", "EXPIRES", "STATE", "TOOLS"):
         table.add_column(column)
     for t in tokens:
         state = "active" if t["active"] else "revoked"
-        table.add_row(t["id"], t["scope"], escape(t["name"]), _when(t["expiresAt"]), state)
+        offers = "all" if t.get("tools") is None else ", ".join(t["tools"])
+        expires = _when(t["expiresAt"])
+        table.add_row(t["id"], t["scope"], escape(t["name"]), expires, state, offers)
     out.print(table)
 
 

@@ -23,6 +23,7 @@ from fruitctl.transports.mcp_route import MAC, choose
 
 if TYPE_CHECKING:
     from fruitctl.bootstrap import App
+    from fruitctl.capabilities.toolsets import ToolSet
     from fruitctl.cli.mcp_here import PagedTools
     from fruitctl.transports.mcp import McpTools
     from fruitctl.transports.mcp_front import DaemonTools, RefusingTools
@@ -36,6 +37,16 @@ def mcp_command(
     ] = False,
     host: Annotated[str, typer.Option(help="HTTP address (loopback by default).")] = "127.0.0.1",
     port: Annotated[int, typer.Option(help="HTTP port; 0 picks a free one.")] = 8766,
+    tools_option: Annotated[
+        str | None,
+        typer.Option(
+            "--tools",
+            metavar="SETS",
+            help="Offer only these tools: tool sets (reminders, calendar, things, files, system, "
+            "web, approvals, containers) or tool names, comma-separated (default: [mcp] tools, "
+            "else every tool).",
+        ),
+    ] = None,
     print_config: Annotated[
         str | None,
         typer.Option(
@@ -54,10 +65,13 @@ def mcp_command(
             raise typer.BadParameter(f"'{print_config}' is not one of {known}.")
         _print_config(print_config)
         return
+    offered = _offered(tools_option)
     app = services(False, daemon=False)  # the daemon, if any, is reached below, as MCP's
+    if tools_option is None:
+        offered = app.mcp_tools
     tools = front(app) or here(app)
     try:
-        _serve(app, tools, http, host, port)
+        _serve(app, tools, http, host, port, offered)
     finally:
         if tools is not None:
             tools.close()
@@ -71,21 +85,36 @@ def _print_config(client: str) -> None:
     print(where(client), file=sys.stderr)
 
 
-def _serve(app: App, tools: McpTools | None, http: bool, host: str, port: int) -> None:
+def _offered(text: str | None) -> ToolSet:
+    """``--tools``, read before anything starts: a wrong name is one line naming the choices."""
+    if text is None:
+        return None
+    from fruitctl.capabilities import toolsets
+    from fruitctl.domain.errors import InvalidParams
+
+    try:
+        return toolsets.parse(text)
+    except InvalidParams as exc:
+        raise typer.BadParameter(exc.message, param_hint="--tools") from None
+
+
+def _serve(
+    app: App, tools: McpTools | None, http: bool, host: str, port: int, offered: ToolSet
+) -> None:
     if http:
         from fruitctl.transports.mcp_http import serve_http
 
-        serve_http(app, host=host, port=port, tools=tools)
+        serve_http(app, host=host, port=port, tools=tools, offered=offered)
         return
     from fruitctl.transports.mcp import serve_stdio
 
     gateway = app.gateway if tools is None else None  # never built when another runs the tools
     elicit = app.config.settings.approvals.mcp_elicitation
     if not sys.stdin.isatty():  # a client's pipe: the usual case
-        anyio.run(serve_stdio, gateway, elicit, tools)
+        anyio.run(serve_stdio, gateway, elicit, tools, offered)
         return
     print(ON_A_TERMINAL, file=sys.stderr, flush=True)
-    _until_interrupted(lambda: anyio.run(serve_stdio, gateway, elicit, tools))
+    _until_interrupted(lambda: anyio.run(serve_stdio, gateway, elicit, tools, offered))
 
 
 # Said once when a person starts the server by hand: it speaks JSON-RPC, not to a person.

@@ -141,6 +141,22 @@ class InvalidParams(FruitctlError):
     def path_too_long(cls, shown: str) -> Self:
         return cls(f"The path '{shown}' is too long.")
 
+    @classmethod
+    def tool_set_entry(cls, entry: str, sets: Iterable[str], tools: Iterable[str]) -> Self:
+        """``entry`` of a tool set (``[mcp] tools``, ``--tools``) names neither a set nor a tool."""
+        return cls(
+            f"'{entry}' is neither a tool set nor a tool. Tool sets: {', '.join(sets)}. "
+            f"Tools: {', '.join(tools)}.",
+            field="tools",
+        )
+
+    @classmethod
+    def empty_tool_set(cls) -> Self:
+        return cls(
+            "A tool set must name at least one tool set or tool; leave it out to offer every tool.",
+            field="tools",
+        )
+
 
 class InvalidQuery(InvalidParams):
     """A JMESPath expression that does not parse or fails while it runs."""
@@ -280,6 +296,16 @@ class MethodNotFound(FruitctlError):
     @classmethod
     def tool(cls, name: str) -> Self:
         return cls(f"Unknown tool '{name}'.")
+
+    @classmethod
+    def not_offered(cls, name: str, offered: Iterable[str]) -> Self:
+        """A tool this client's tool set leaves out (``[mcp] tools``, ``--tools``, its token's)."""
+        return cls(
+            f"Tool '{name}' is not among this client's tools ({', '.join(sorted(offered))}). "
+            "A person can offer it: [mcp] tools in config.toml, fruitctl mcp --tools, or a "
+            "token made with fruitctl auth token --tools.",
+            tool=name,
+        )
 
 
 class ParseError(FruitctlError):

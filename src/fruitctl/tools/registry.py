@@ -38,13 +38,18 @@ class ToolRegistry:
         return list(self._tools)
 
     def list_tools(self, mode: Mode | None = None) -> list[ToolDefinition]:
-        """Every tool, or those a mode lets run (directly or after approval)."""
-        self.before_listing()
+        """The tools some mode lets run (directly or after approval), or those ``mode`` does.
+        A tool the governance refuses in every mode is turned off: it is never listed."""
         return [
-            t.definition
-            for t in self._tools.values()
-            if mode is None or mode in t.definition.allowed_modes
+            tool.definition
+            for tool in self.offered()
+            if mode is None or mode in tool.definition.allowed_modes
         ]
+
+    def offered(self) -> list[Tool]:
+        """Every tool some mode lets run: what a door lists (the rules brought up to date)."""
+        self.before_listing()
+        return [t for t in self._tools.values() if t.definition.allowed_modes]
 
     def filter_by_category(self, category: str) -> list[ToolDefinition]:
         self.before_listing()

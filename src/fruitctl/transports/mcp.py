@@ -21,6 +21,8 @@ from mcp.server.lowlevel import Server
 from mcp.shared.exceptions import MCPError, NoBackChannelError
 
 from fruitctl import __version__
+from fruitctl.capabilities import toolsets
+from fruitctl.capabilities.toolsets import ToolSet
 from fruitctl.domain import error_table
 from fruitctl.domain.actors import Actor, display_name
 from fruitctl.domain.errors import FruitctlError, MethodNotFound
@@ -42,6 +44,9 @@ ERROR_META = "dev.fruitctl/error"
 work: the model reads the message, a program the code - the same code as at every other door."""
 ACTOR_KEY = "fruitctl.actor"
 """Where the HTTP guard leaves the agent the request's token names, in the request's ASGI scope."""
+TOOLS_KEY = "fruitctl.tools"
+"""Where the HTTP guard leaves the tools the request's token is offered, when its token names a
+tool set (``toolsets``): the client is offered what both the server and its token offer."""
 STDIO_ACTOR = Actor("agent", "mcp:stdio")
 """Who calls over stdio: the program that started this process, whatever name it gives."""
 
@@ -99,21 +104,33 @@ class InProcessTools:
 
 
 def build_server(
-    gateway: Any, *, elicit: bool = False, tools: McpTools | None = None
+    gateway: Any,
+    *,
+    elicit: bool = False,
+    tools: McpTools | None = None,
+    offered: ToolSet = None,
 ) -> Server[Any]:
     """An MCP server whose tools are the gateway's registry (or ``tools``, when another process
-    runs them). With ``elicit``, a write that needs approval is put to the person through the
-    client's elicitation form."""
+    runs them), those in ``offered`` only (``[mcp] tools``, ``--tools``; None: all). With
+    ``elicit``, a write that needs approval is put to the person through the client's
+    elicitation form."""
     runner: McpTools = tools if tools is not None else InProcessTools(gateway)
 
     async def list_tools(
         ctx: ServerRequestContext[Any], params: types.PaginatedRequestParams | None
     ) -> types.ListToolsResult:
-        return types.ListToolsResult(tools=await runner.listing())
+        allowed = _offered(ctx, offered)
+        listed = [tool for tool in await runner.listing() if toolsets.offers(allowed, tool.name)]
+        return types.ListToolsResult(tools=listed)
 
     async def call_tool(
         ctx: ServerRequestContext[Any], params: types.CallToolRequestParams
     ) -> dict[str, Any]:
+        allowed = _offered(ctx, offered)
+        if allowed is not None and params.name not in allowed:  # never run, as if unknown
+            raise MCPError(
+                METHOD_NOT_FOUND, MethodNotFound.not_offered(params.name, allowed).message
+            )
         if not runner.known(params.name):  # a protocol error, not a tool result
             raise MCPError(METHOD_NOT_FOUND, MethodNotFound.tool(params.name).message)
         actor = _actor(ctx)
@@ -294,16 +311,25 @@ def _actor(ctx: ServerRequestContext[Any]) -> Actor:
     return bound.called(_client_name(ctx))
 
 
+def _offered(ctx: ServerRequestContext[Any], configured: ToolSet) -> ToolSet:
+    """What this request's client is offered: the server's set, narrowed by its token's."""
+    request = ctx.request
+    token_set = None if request is None else getattr(request, "scope", {}).get(TOOLS_KEY)
+    return toolsets.narrow(configured, token_set if isinstance(token_set, frozenset) else None)
+
+
 def _client_name(ctx: ServerRequestContext[Any]) -> str | None:
     params = ctx.session.client_params
     info = params.client_info if params is not None else None
     return display_name(info.name) if info is not None else None
 
 
-async def serve_stdio(gateway: Any, elicit: bool = False, tools: McpTools | None = None) -> None:
+async def serve_stdio(
+    gateway: Any, elicit: bool = False, tools: McpTools | None = None, offered: ToolSet = None
+) -> None:
     """Serve MCP on stdin/stdout; nothing but protocol messages ever reaches stdout."""
     from fruitctl.transports.stdio_pipes import stdio_streams
 
-    server = build_server(gateway, elicit=elicit, tools=tools)
+    server = build_server(gateway, elicit=elicit, tools=tools, offered=offered)
     async with stdio_streams() as (read_stream, write_stream):
         await server.run(read_stream, write_stream, server.create_initialization_options())

@@ -50,6 +50,7 @@ from starlette.datastructures import Headers
 from starlette.responses import Response
 from starlette.types import ASGIApp, Receive, Scope, Send
 
+from fruitctl.capabilities.toolsets import ToolSet
 from fruitctl.domain.actors import Actor
 from fruitctl.private import NotPrivate, private_folder, read_or_create
 from fruitctl.startup import StartupError
@@ -57,12 +58,13 @@ from fruitctl.transports import asgi, net
 from fruitctl.transports.http import connections, edge
 from fruitctl.transports.http.errors import HttpProblem
 from fruitctl.transports.http.tokens import (
+    Claims,
     SecretError,
     TokenStore,
     secrets_dir,
     serving_store,
 )
-from fruitctl.transports.mcp import ACTOR_KEY, McpTools, build_server
+from fruitctl.transports.mcp import ACTOR_KEY, TOOLS_KEY, McpTools, build_server
 from fruitctl.transports.mcp_sessions import (
     MAX_SESSIONS,
     MAX_SESSIONS_PER_TOKEN,
@@ -122,12 +124,14 @@ class GuardedMcpApp:
 
     async def _guarded(self, scope: Scope, receive: Receive, send: Send) -> None:
         try:
-            agent = self._admit(Headers(scope=scope))
+            claims = self._admit(Headers(scope=scope))
         except _Refused as refused:
             await refused.response(scope, receive, send)
             return
-        caller = agent or SERVER_TOKEN_ACTOR
+        caller = SERVER_TOKEN_ACTOR if claims is None else claims.actor
         scope = {**scope, ACTOR_KEY: caller}
+        if claims is not None and claims.tools is not None:
+            scope[TOOLS_KEY] = claims.tools
         messages = await asgi.read_body(receive, self._max_body_bytes)
         if messages is None:
             await edge.too_large()(scope, receive, send)
@@ -139,8 +143,8 @@ class GuardedMcpApp:
         else:
             await self._inner(scope, asgi.replay(messages, receive), send)
 
-    def _admit(self, headers: Headers) -> Actor | None:
-        """The agent an API token names (None for the server's own token); ``_Refused`` with
+    def _admit(self, headers: Headers) -> Claims | None:
+        """The claims of an API token (None for the server's own token); ``_Refused`` with
         the edge's refusal otherwise."""
         for refusal in (
             edge.host_refusal(headers, self._hosts),
@@ -154,7 +158,7 @@ class GuardedMcpApp:
             raise _Refused(refusal)
         return agent
 
-    def _bearer(self, headers: Headers) -> Actor | None:
+    def _bearer(self, headers: Headers) -> Claims | None:
         presented = edge.bearer_of(headers)
         # Header values arrive as latin-1 text; compare their bytes, in constant time.
         if presented is not None and hmac.compare_digest(presented.encode("latin-1"), self._token):
@@ -168,7 +172,7 @@ class GuardedMcpApp:
             )
         except HttpProblem as problem:
             raise _Refused(edge.refusal(problem)) from problem
-        return claims.actor
+        return claims
 
 
 class _Refused(Exception):
@@ -193,17 +197,19 @@ def http_app(
     sessions_per_token: int = MAX_SESSIONS_PER_TOKEN,
     session_idle_seconds: float = SESSION_IDLE_SECONDS,
     tools: McpTools | None = None,
+    offered: ToolSet = None,
 ) -> GuardedMcpApp:
     """The MCP server for ``gateway`` at ``/mcp``, as an ASGI app for ``host:port`` (bound);
-    ``elicit`` and ``tools`` as in ``build_server``; ``tokens``: the HTTP API's, whose agent
-    tokens are accepted beside ``token`` (and counted, when the store has a limiter)."""
+    ``elicit``, ``tools`` and ``offered`` as in ``build_server``; ``tokens``: the HTTP API's,
+    whose agent tokens are accepted beside ``token`` (and counted, when the store has a limiter;
+    a token's tool set narrows ``offered`` for its requests)."""
     if not token:
         raise ValueError("an empty token would let anyone in")
     if not 0 < port < 65536:
         raise ValueError("the Host and Origin checks need the real, bound port")
     hosts = allowed_hosts(host, port, public_url)
     origins = allowed_origins(hosts, public_url)
-    server = build_server(gateway, elicit=elicit, tools=tools)
+    server = build_server(gateway, elicit=elicit, tools=tools, offered=offered)
     inner = server.streamable_http_app(
         streamable_http_path=MCP_PATH,
         transport_security=TransportSecuritySettings(
@@ -275,7 +281,12 @@ def _read_or_create(path: Path) -> tuple[str, bool]:
 
 
 def serve_http(
-    app: App, *, host: str = "127.0.0.1", port: int = 8766, tools: McpTools | None = None
+    app: App,
+    *,
+    host: str = "127.0.0.1",
+    port: int = 8766,
+    tools: McpTools | None = None,
+    offered: ToolSet = None,
 ) -> None:
     """Serve MCP over streamable HTTP until Ctrl-C or SIGTERM; a problem exits with a message.
     ``tools``: who runs them (``mcp_route``: the daemon, or a refusal), else ``app``'s gateway."""
@@ -283,7 +294,7 @@ def serve_http(
         _refuse_remote(host)
         with _bind(host, port) as listener:
             token, created = _read_or_create(token_path(app))  # made only once bound
-            _run(app, listener, host, token, created, tools)
+            _run(app, listener, host, token, created, tools, offered)
 
 
 def _run(
@@ -293,13 +304,21 @@ def _run(
     token: str,
     created: bool,
     tools: McpTools | None,
+    offered: ToolSet,
 ) -> None:
     bound = int(listener.getsockname()[1])  # the real port, also when 0 was asked for
     elicit = app.config.settings.approvals.mcp_elicitation
     tokens = _api_tokens(app)
     gateway = app.gateway if tools is None else None  # never built when another runs the tools
     asgi = http_app(
-        gateway, token=token, host=host, port=bound, elicit=elicit, tokens=tokens, tools=tools
+        gateway,
+        token=token,
+        host=host,
+        port=bound,
+        elicit=elicit,
+        tokens=tokens,
+        tools=tools,
+        offered=offered,
     )
     _announce(f"http://{net.uri_host(host)}:{bound}{MCP_PATH}", token_path(app), created)
     config = uvicorn.Config(

@@ -210,3 +210,22 @@ def test_mcp_is_served_at_slash_mcp_beside_the_api(app: bootstrap.App) -> None:
     assert "query_reminders" in names and "calendar_upcoming" in names
     assert without_token.status_code == 401  # MCP keeps its own guard and token
     assert api.status_code == 200
+
+
+def test_the_servers_mcp_offers_the_config_set_narrowed_by_each_token(home: Path) -> None:
+    home.mkdir(parents=True, exist_ok=True)
+    (home / "config.toml").write_text('[mcp]\ntools = ["reminders", "calendar"]\n')
+    built = bootstrap.build()
+    store = TokenStore(secrets_dir(built))
+    narrow, _ = store.issue("agent", 3600, "lists-only", frozenset({"get_lists", "web_search"}))
+    try:
+        with HttpServer(built, "127.0.0.1", 0, tokens=store).running() as url:
+            own = anyio.run(_mcp_tools, f"{url}/mcp", ensure_token(built))
+            token = anyio.run(_mcp_tools, f"{url}/mcp", narrow)
+            bearer = {"Authorization": f"Bearer {narrow}"}
+            api = httpx.get(f"{url}/tools", headers=bearer, timeout=30)
+    finally:
+        built.close()
+    assert "query_events" in own and "get_lists" in own and "web_search" not in own
+    assert token == ["get_lists"]  # web_search is the token's, not the server's
+    assert {tool["name"] for tool in api.json()} == {"get_lists", "web_search"}  # [mcp] is MCP's

@@ -19,7 +19,8 @@ from starlette.concurrency import run_in_threadpool
 from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
 
-from fruitctl.domain.errors import FruitctlError, ParseError
+from fruitctl.capabilities import toolsets
+from fruitctl.domain.errors import FruitctlError, MethodNotFound, ParseError
 from fruitctl.tools.model import ToolResult
 from fruitctl.transports import strict_json
 from fruitctl.transports.http.errors import HttpProblem, from_exception
@@ -58,7 +59,10 @@ class Door:
         status: int = 200,
         shape: Shape | None = None,
     ) -> Response:
-        """Invoke ``tool`` as the token's actor and render the result."""
+        """Invoke ``tool`` as the token's actor and render the result; a tool outside the
+        token's tool set is refused, never run."""
+        if not toolsets.offers(claims.tools, tool):
+            return from_exception(MethodNotFound.not_offered(tool, claims.tools or ()))
         key = request.headers.get("idempotency-key")
         result = await self.app.gateway.ainvoke(tool, args, claims.actor, idempotency_key=key)
         return render(result, status, shape)

@@ -88,6 +88,7 @@ class HttpServer:
             elicit=self.app.config.settings.approvals.mcp_elicitation,
             tokens=self.tokens,
             public_url=public,
+            offered=self.app.mcp_tools,
         )
         asgi = _beside_mcp(api, self._mcp)
         config = uvicorn.Config(

@@ -97,6 +97,8 @@ class Claims:
     expires_at: float
     parent: str | None = None
     """For a session: the id of the admin token that signed in."""
+    tools: frozenset[str] | None = None
+    """The only tools its bearer may see and call (``auth token --tools``); None: every tool."""
 
     @property
     def actor(self) -> Actor:
@@ -148,18 +150,26 @@ class TokenStore:
 
     # -- issuing -----------------------------------------------------------------------------
 
-    def issue(self, scope: Scope, ttl_seconds: float, name: str = "token") -> tuple[str, Claims]:
-        """A new token and its claims; recorded (by id, never by value) for ``auth list``."""
+    def issue(
+        self,
+        scope: Scope,
+        ttl_seconds: float,
+        name: str = "token",
+        tools: frozenset[str] | None = None,
+    ) -> tuple[str, Claims]:
+        """A new token and its claims; recorded (by id, never by value) for ``auth list``.
+        ``tools``: the only tools its bearer may see and call, signed into the token."""
         if scope not in ISSUABLE:
             raise ValueError(f"scope must be one of {', '.join(ISSUABLE)}")
         with self._locked() as state:
-            token, claims = self._sign(scope, ttl_seconds, name, None, state["generation"])
+            token, claims = self._sign(scope, ttl_seconds, name, None, state["generation"], tools)
             state["issued"][claims.token_id] = {
                 "scope": scope,
                 "name": name,
                 "issuedAt": int(time.time()),
                 "expiresAt": int(claims.expires_at),
                 "generation": state["generation"],
+                "tools": None if tools is None else sorted(tools),
             }
         return token, claims
 
@@ -171,10 +181,16 @@ class TokenStore:
         return token
 
     def _sign(
-        self, scope: Scope, ttl: float, name: str, parent: str | None, generation: int
+        self,
+        scope: Scope,
+        ttl: float,
+        name: str,
+        parent: str | None,
+        generation: int,
+        tools: frozenset[str] | None = None,
     ) -> tuple[str, Claims]:
         now = int(time.time())
-        claims = Claims(secrets.token_hex(6), scope, name, now + int(ttl), parent)
+        claims = Claims(secrets.token_hex(6), scope, name, now + int(ttl), parent, tools)
         payload = {
             "iss": ISSUER,
             "aud": AUDIENCE,
@@ -188,6 +204,8 @@ class TokenStore:
         }
         if parent is not None:
             payload["parent"] = parent
+        if tools is not None:
+            payload["tools"] = sorted(tools)
         return jwt.encode(payload, self.key(), algorithm=ALGORITHM), claims
 
     # -- verifying ---------------------------------------------------------------------------
@@ -236,7 +254,10 @@ class TokenStore:
         revoked = state["revoked"]
         if payload["jti"] in revoked or (parent is not None and parent in revoked):
             raise TokenError("the token has been revoked")
-        return Claims(payload["jti"], scope, str(payload["sub"]), float(payload["exp"]), parent)
+        tools = _tools_of(payload)
+        return Claims(
+            payload["jti"], scope, str(payload["sub"]), float(payload["exp"]), parent, tools
+        )
 
     def can_verify(self) -> bool:
         """Whether a signing secret exists: without one, no token was ever issued here."""
@@ -323,6 +344,16 @@ class TokenStore:
             _write_private_json(self._state_file, state)
         finally:
             os.close(fd)
+
+
+def _tools_of(payload: dict[str, Any]) -> frozenset[str] | None:
+    """The token's tool set, when it names one (a list of names, as ``issue`` signs it)."""
+    tools = payload.get("tools")
+    if tools is None:
+        return None
+    if not isinstance(tools, list) or not all(isinstance(name, str) for name in tools):
+        raise TokenError("the token is not valid")
+    return frozenset(tools)
 
 
 def private_directory(path: Path) -> None:

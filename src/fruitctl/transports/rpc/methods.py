@@ -75,7 +75,8 @@ def build_methods(
     aliases = _aliases(gateway, set(methods) | builtin)
 
     def listing() -> dict[str, Any]:
-        return {"tools": [_describe(tool, aliases.get(tool.name)) for tool in gateway.registry]}
+        listed = gateway.registry.offered()  # a tool turned off in every mode is never listed
+        return {"tools": [_describe(tool, aliases.get(tool.name)) for tool in listed]}
 
     methods["tools.list"] = Method(lambda params, session: _no_params(params, listing))
     methods["tools.describe"] = Method(

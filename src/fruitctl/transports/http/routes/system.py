@@ -14,7 +14,7 @@ from fastapi import APIRouter, Depends, FastAPI
 from starlette.responses import Response
 
 from fruitctl import __version__
-from fruitctl.capabilities import subject_of
+from fruitctl.capabilities import subject_of, toolsets
 from fruitctl.tools.model import Tool
 from fruitctl.transports.http import schemas
 from fruitctl.transports.http.door import TOOL_KEY, Door, Json
@@ -37,7 +37,8 @@ def router(door: Door, user: Callable[..., Any], api: Callable[[], FastAPI]) -> 
     )
     async def skills(claims: Caller) -> Response:
         status = await door.run(door.app.status)
-        tools = list(door.app.gateway.registry)
+        offered = door.app.gateway.registry.offered()
+        tools = [tool for tool in offered if toolsets.offers(claims.tools, tool.name)]
         return Json(skills_of(tools, status, routes_by_tool(api())))
 
     return routes

@@ -16,6 +16,8 @@ import psutil
 from fastapi import APIRouter, Depends, Path, Query, Request
 from starlette.responses import Response
 
+from fruitctl.capabilities import toolsets
+from fruitctl.domain.errors import MethodNotFound
 from fruitctl.tools.model import Category
 from fruitctl.transports.http import schemas
 from fruitctl.transports.http.door import Door, Json, json_body
@@ -40,7 +42,8 @@ def router(door: Door, user: Callable[..., Any], admin: Callable[..., Any]) -> A
         claims: Caller,
         category: Annotated[Category | None, Query(description="Only this category")] = None,
     ) -> Response:
-        return Json(gateway.describe_tools(category))
+        listed = gateway.describe_tools(category)
+        return Json([tool for tool in listed if toolsets.offers(claims.tools, tool["name"])])
 
     @api.get(
         "/tools/{name}",
@@ -48,6 +51,8 @@ def router(door: Door, user: Callable[..., Any], admin: Callable[..., Any]) -> A
         responses=schemas.errors(404),
     )
     async def show_tool(name: ToolName, claims: Caller) -> Response:
+        if not toolsets.offers(claims.tools, name):
+            raise MethodNotFound.not_offered(name, claims.tools or ())
         return Json(gateway.describe_tool(name))
 
     @api.post(
