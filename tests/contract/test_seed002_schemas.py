@@ -34,6 +34,7 @@ NULL_ADMITTED: dict[str, list[tuple[str, ...]]] = {
 # Descriptions that go on from the seed's words to say more.
 LONGER: dict[str, list[tuple[str, ...]]] = {
     "create_reminders": [(*ITEM, "dueDate")],
+    "query_reminders": [("list", "name")],  # how to name one of two accounts' lists
 }
 
 

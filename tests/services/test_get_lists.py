@@ -33,8 +33,9 @@ def test_returns_all_lists_with_names_ids_and_default_flag(
     ]
     assert [r["id"] for r in result][1:] == [work.id, personal.id]
     assert len({r["id"] for r in result}) == 3
-    for row in result:
-        assert set(row) == {"id", "name", "isDefault", "count"}
+    for row in result:  # seed 002's fields, and the account the list is in
+        assert set(row) == {"id", "name", "isDefault", "count", "account"}
+        assert row["account"] == "On this computer"
 
 
 def test_exactly_one_list_is_default(

@@ -23,7 +23,7 @@ def show_calendars(calendars: list[dict[str, Any]]) -> None:
         out.print(EMPTY_CALENDARS)
         return
     table = Table(box=None, pad_edge=False, header_style="bold")
-    for column in ("NAME", "ID"):
+    for column in ("NAME", "ACCOUNT", "ID"):
         table.add_column(column)
     for cal in calendars:
         name = Text(cal["name"])
@@ -31,7 +31,7 @@ def show_calendars(calendars: list[dict[str, Any]]) -> None:
             name.append(" (default)", style="dim")
         if cal.get("readOnly"):
             name.append(" (read-only)", style="dim")
-        table.add_row(name, Text(cal["id"], style="dim"))
+        table.add_row(name, Text(cal.get("account") or ""), Text(cal["id"], style="dim"))
     out.print(table)
 
 

@@ -102,7 +102,9 @@ def get_command(
 @reminders_app.command("add")
 def add_command(
     title: str = option(NewReminderItem, "title"),
-    list_name: str | None = option(NewReminderItem, "list", "--list", also="By name."),
+    list_name: str | None = option(
+        NewReminderItem, "list", "--list", also="By name, or Account/Name (iCloud/Errands)."
+    ),
     due: str | None = option(NewReminderItem, "dueDate", "--due"),
     priority: str | None = _priority(NewReminderItem),
     notes: str | None = option(NewReminderItem, "notes"),
@@ -127,7 +129,9 @@ def add_command(
 def edit_command(
     reminder_id: Annotated[str, typer.Argument(help="Reminder ID.")],
     title: str | None = option(ReminderUpdate, "title"),
-    list_name: str | None = option(ReminderUpdate, "list", "--list", also="By name."),
+    list_name: str | None = option(
+        ReminderUpdate, "list", "--list", also="By name, or Account/Name (iCloud/Errands)."
+    ),
     due: str | None = option(ReminderUpdate, "dueDate", "--due"),
     clear_due: Annotated[bool, typer.Option("--clear-due", help="Remove the due date.")] = False,
     priority: str | None = _priority(ReminderUpdate),

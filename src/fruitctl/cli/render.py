@@ -18,11 +18,12 @@ PRIORITY_MARKS = {"high": "!!!", "medium": "!!", "low": "!", "none": ""}
 
 def show_lists(lists: list[dict[str, Any]]) -> None:
     table = Table(box=None, pad_edge=False, header_style="bold")
-    for column in ("NAME", "OPEN", "ID"):
+    for column in ("NAME", "ACCOUNT", "OPEN", "ID"):
         table.add_column(column, justify="right" if column == "OPEN" else "left")
     for lst in lists:
         name = shown(lst["name"]) + (Text(" (default)", style="dim") if lst["isDefault"] else "")
-        table.add_row(name, str(lst.get("count") or 0), Text(lst["id"], style="dim"))
+        account = shown(lst.get("account") or "")
+        table.add_row(name, account, str(lst.get("count") or 0), Text(lst["id"], style="dim"))
     out.print(table)
 
 

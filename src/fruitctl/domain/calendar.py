@@ -66,6 +66,8 @@ class Calendar(BaseModel):
     isDefault: bool = False
     readOnly: bool = False
     color: str | None = None
+    account: str | None = None
+    """The account (source) the calendar belongs to (``domain.accounts``)."""
 
     def to_wire(self) -> dict[str, Any]:
         return self.model_dump()

@@ -51,6 +51,7 @@ TABLE: tuple[ErrorRow, ...] = (
     _row("invalid_request", 400, -32600, 2),
     _row("method_not_found", 404, -32601, 2),
     _row("not_found", 404, -32003, 3),
+    _row("ambiguous", 409, -32017, 2),  # the call must name one: reword it, as invalid input
     _row("proposal_not_found", 404, -32007, 3),
     _row("conflict", 409, -32009, 4),
     _row("permission_denied", 403, -32001, 5),

@@ -13,6 +13,7 @@ read from the one table in ``domain.error_table``.
     ├── InvalidParams            invalid_params        the caller sent something malformed
     │   └── InvalidQuery         invalid_params        a JMESPath expression that cannot run
     ├── NotFound                 not_found             a list, reminder or event that does not exist
+    ├── Ambiguous                ambiguous             a name two lists or calendars answer to
     ├── ListNotAllowed           list_not_allowed
     ├── CalendarNotAllowed       calendar_not_allowed
     ├── PermissionDenied         permission_denied     the OS refused access (carries instructions)
@@ -194,6 +195,35 @@ class NotFound(FruitctlError):
     @classmethod
     def path(cls, shown: str) -> Self:
         return cls(f"'{shown}' does not exist.", path=shown)
+
+
+class Ambiguous(FruitctlError):
+    """A name that more than one list or calendar answers to (the same name in two accounts):
+    nothing is guessed, the caller is told the ``Account/Name`` of each to choose from."""
+
+    code = "ambiguous"
+
+    @classmethod
+    def named(cls, what: str, name: str, choices: list[str]) -> Self:
+        """``what`` (``"list"``) ``name`` matches each of ``choices`` (``Account/Name``)."""
+        return cls(
+            f"More than one {what} is called '{name}': {', '.join(choices)}. Name one as "
+            f"Account/Name (e.g. '{choices[0]}') or by its id.",
+            name=name,
+            choices=choices,
+        )
+
+    @classmethod
+    def allowlist_entry(cls, key: str, entry: str, choices: list[str]) -> Self:
+        """The allowlist ``key`` holds ``entry``, which more than one list or calendar has."""
+        return cls(
+            f"The allowlist {key} names '{entry}', which more than one account has: "
+            f"{', '.join(choices)}. Nothing is written there until it names one as "
+            f"Account/Name: fruitctl config set {key} ...",
+            name=entry,
+            key=key,
+            choices=choices,
+        )
 
 
 class ListNotAllowed(FruitctlError):

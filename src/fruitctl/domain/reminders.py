@@ -104,6 +104,9 @@ class ReminderList(BaseModel):
     name: str
     isDefault: bool
     count: int | None = None
+    account: str | None = None
+    """The account (source) the list belongs to - ``iCloud``, a CalDAV server, the embedded
+    store: two lists may share a name in two accounts (``domain.accounts``)."""
 
     def to_wire(self) -> dict[str, Any]:
         return self.model_dump()

@@ -46,8 +46,11 @@ class FakeBase:
         self.clock = now if now > self.clock else self.clock + timedelta(microseconds=1)
         return self.clock
 
-    def add_calendar(self, entity: Entity, title: str, *, default: bool = False) -> RawCalendar:
-        calendar = RawCalendar(self.new_id("cal"), title, True, "iCloud")
+    def add_calendar(
+        self, entity: Entity, title: str, *, default: bool = False, source: str = "iCloud"
+    ) -> RawCalendar:
+        """A calendar (a list, for reminders) in the account ``source``."""
+        calendar = RawCalendar(self.new_id("cal"), title, True, source)
         self.lists[entity][calendar.id] = calendar
         if default or self.defaults[entity] is None:
             self.defaults[entity] = calendar.id

@@ -174,9 +174,14 @@ class Confined:
         return value
 
 
+@dataclass(frozen=True)
 class FakeSource:
+    """An account (``EKSource``): iCloud, Google, On My Mac ..."""
+
+    name: str = "iCloud"
+
     def title(self) -> str:
-        return "iCloud"
+        return self.name
 
 
 @dataclass
@@ -184,6 +189,8 @@ class FakeCalendar(Confined):
     ident: str
     name: str
     entity: int = 1
+    account: str = "iCloud"
+    """The title of its source: two calendars in two accounts may share a name."""
 
     def calendarIdentifier(self) -> str:
         return self.ident
@@ -198,10 +205,10 @@ class FakeCalendar(Confined):
         return True
 
     def source(self) -> FakeSource:
-        return FakeSource()
+        return FakeSource(self.account)
 
     def setSource_(self, source: FakeSource) -> None:
-        """One account here: nothing to keep."""
+        self.account = source.title()
 
     def color(self) -> None:
         return None

@@ -125,7 +125,7 @@ class CaldavCalendars:
     def __init__(self, mirror: Mirror) -> None:
         self.mirror = mirror
         mirror.attach()
-        self._local = LocalCalendars(mirror.engine)
+        self._local = LocalCalendars(mirror.engine, mirror.dav.account.title)
         self._writes = Writer(mirror)
         self._cache = ReadCache(mirror.engine)
         self._problem: FruitctlError | None = None
@@ -183,7 +183,7 @@ class CaldavCalendars:
                 raise InvalidParams.name_taken("calendar", name, field="name")
             href = self.mirror.make_collection(name, new_uids(1)[0], "VEVENT")
         known = self.mirror.mirrored(href)
-        return Calendar(id=known.id, name=name)
+        return Calendar(id=known.id, name=name, account=self._local.account)
 
     def create_event(self, new: NewEvent) -> Event:
         (uid,) = new_uids(1)

@@ -88,7 +88,7 @@ class CaldavReminders:
     def __init__(self, mirror: Mirror) -> None:
         self.mirror = mirror
         mirror.attach()
-        self._local = LocalReminders(mirror.engine)
+        self._local = LocalReminders(mirror.engine, mirror.dav.account.title)
         self._writes = Writer(mirror)
         self._problem: FruitctlError | None = None
 
@@ -137,7 +137,9 @@ class CaldavReminders:
                 raise InvalidParams.name_taken("list", name)
             href = self.mirror.make_collection(name, new_uids(1)[0], "VTODO")
         known = self.mirror.mirrored(href)
-        return ReminderList(id=known.id, name=name, isDefault=False, count=0)
+        return ReminderList(
+            id=known.id, name=name, isDefault=False, count=0, account=self._local.account
+        )
 
     def set_default_list(self, list_id: str) -> None:
         """Remembered in the mirror (CalDAV has no default list); ``[caldav] lists`` wins."""

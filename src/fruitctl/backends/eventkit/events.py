@@ -35,6 +35,7 @@ def to_calendar(raw: RawCalendar, default: str | None) -> Calendar:
         isDefault=raw.id == default,
         readOnly=not raw.writable,
         color=raw.color,
+        account=raw.source,
     )
 
 

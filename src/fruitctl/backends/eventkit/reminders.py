@@ -112,6 +112,7 @@ class EventKitReminders:
                 name=c.title,
                 isDefault=c.id == default,
                 count=counts.get(c.id, 0) if with_counts else None,
+                account=c.source,
             )
             for c in ordered
         ]
@@ -126,7 +127,9 @@ class EventKitReminders:
         with translated(f"create the list '{name}'"):
             made = self._port.create_calendar(ENTITY, name)
         self._forget()
-        return ReminderList(id=made.id, name=made.title, isDefault=False, count=0)
+        return ReminderList(
+            id=made.id, name=made.title, isDefault=False, count=0, account=made.source
+        )
 
     def delete_list(self, list_id: str) -> None:
         """Remove a list and its reminders (``fruitctl doctor --write-test`` cleans up with it)."""

@@ -10,7 +10,7 @@ from sqlalchemy import Connection, Engine, select, update
 
 from fruitctl.backends import ical_events as ical
 from fruitctl.backends import ical_occurrences as occurrences
-from fruitctl.backends.local.tables import calendars, events
+from fruitctl.backends.local.tables import LOCAL_ACCOUNT, calendars, events
 from fruitctl.domain.calendar import Calendar
 from fruitctl.domain.dates import format_datetime, now
 from fruitctl.domain.errors import NotFound
@@ -42,8 +42,10 @@ class Prepared(NamedTuple):
 class CalendarTables:
     """Calendars and raw calendar objects in ``local.db``: the narrow API a mirror writes."""
 
-    def __init__(self, engine: Engine) -> None:
+    def __init__(self, engine: Engine, account: str = LOCAL_ACCOUNT) -> None:
         self._engine = engine
+        self.account = account
+        """What its calendars say they are in (a CalDAV mirror: that account)."""
         self._writer = engine.execution_options(**WRITE)
 
     def close(self) -> None:
@@ -78,7 +80,12 @@ class CalendarTables:
                     )
                 )
         return Calendar(
-            id=calendar_id, name=name, isDefault=is_default, readOnly=read_only, color=color
+            id=calendar_id,
+            name=name,
+            isDefault=is_default,
+            readOnly=read_only,
+            color=color,
+            account=self.account,
         )
 
     def remove_calendar(self, calendar_id: str) -> None:
@@ -154,7 +161,14 @@ class CalendarTables:
             calendars.c.color,
         ).order_by(calendars.c.is_default.desc(), calendars.c.position, calendars.c.name)
         return [
-            Calendar(id=r[0], name=r[1], isDefault=bool(r[2]), readOnly=bool(r[3]), color=r[4])
+            Calendar(
+                id=r[0],
+                name=r[1],
+                isDefault=bool(r[2]),
+                readOnly=bool(r[3]),
+                color=r[4],
+                account=self.account,
+            )
             for r in conn.execute(query)
         ]
 

@@ -16,7 +16,7 @@ from sqlalchemy.exc import IntegrityError
 from fruitctl.backends.local import applied, rows
 from fruitctl.backends.local.cache import ReadCache
 from fruitctl.backends.local.pushdown import search
-from fruitctl.backends.local.tables import lists, reminders
+from fruitctl.backends.local.tables import LOCAL_ACCOUNT, lists, reminders
 from fruitctl.backends.local.zone import follow_zone
 from fruitctl.domain.dates import format_datetime, now
 from fruitctl.domain.errors import InvalidParams, NotFound
@@ -71,8 +71,10 @@ class LocalReminders:
 
     name = "local"
 
-    def __init__(self, engine: Engine) -> None:
+    def __init__(self, engine: Engine, account: str = LOCAL_ACCOUNT) -> None:
         self._engine = engine
+        self.account = account
+        """What its lists say they are in (a CalDAV mirror: that account)."""
         self._writer = engine.execution_options(**WRITE)
         follow_zone(engine, self._writer)
         self._cache = ReadCache(engine)
@@ -106,7 +108,11 @@ class LocalReminders:
         with self._engine.connect() as conn:
             return tuple(
                 ReminderList(
-                    id=r[0], name=r[1], isDefault=bool(r[2]), count=r[3] if with_counts else None
+                    id=r[0],
+                    name=r[1],
+                    isDefault=bool(r[2]),
+                    count=r[3] if with_counts else None,
+                    account=self.account,
                 )
                 for r in conn.execute(query)
             )
@@ -135,7 +141,7 @@ class LocalReminders:
                 )
             except IntegrityError as exc:
                 raise taken from exc
-        return ReminderList(id=list_id, name=name, isDefault=False, count=0)
+        return ReminderList(id=list_id, name=name, isDefault=False, count=0, account=self.account)
 
     def answers_at_once(self, query: ReminderQuery | EventRange | None) -> bool:
         """The lists, a reminder by id, and a fetch that walks an index for at most

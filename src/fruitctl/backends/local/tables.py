@@ -16,6 +16,11 @@ from sqlalchemy import (
 
 metadata = MetaData()
 
+LOCAL_ACCOUNT = "On this computer"
+"""The account the embedded store's lists and calendars are in, as a person would say where
+they are (Apple's Reminders says "On My Mac" of its own); a mirror of an account says that
+account's name instead."""
+
 lists = Table(
     "lists",
     metadata,

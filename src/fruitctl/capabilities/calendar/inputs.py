@@ -34,7 +34,9 @@ class QueryEvents(Input):
         description=f"End of the range ({WHEN}; a date counts whole); default 7 days after "
         f"'from'. At most {MAX_RANGE_DAYS} days after 'from'.",
     )
-    calendar: str | None = Field(None, description="Only this calendar (name, any case, or id)")
+    calendar: str | None = Field(
+        None, description="Only this calendar (name, any case, 'Account/Name', or id)"
+    )
     limit: int = Field(200, ge=1, le=1000, description="Maximum events to return")
 
 
@@ -57,7 +59,9 @@ class CreateEvent(Input):
         "across DST; a startAt or endAt without an offset is a time in it. Default: the "
         "person's zone when startAt's offset is its own.",
     )
-    calendar: str | None = Field(None, description="Calendar name or id; the default calendar")
+    calendar: str | None = Field(
+        None, description="Calendar name, 'Account/Name' or id; the default calendar"
+    )
     location: str | None = Field(None, description="Where")
     notes: str | None = Field(None, description="Notes")
     url: str | None = Field(None, description="A link kept with the event")
@@ -90,7 +94,9 @@ class UpdateEvent(Target):
         description="IANA zone the event keeps; a startAt or endAt without an offset is a "
         "time in it",
     )
-    calendar: str | None = Field(None, description="Move to this calendar (name or id)")
+    calendar: str | None = Field(
+        None, description="Move to this calendar (name, 'Account/Name' or id)"
+    )
     location: str | None = Field(None, description="New location; null clears")
     notes: str | None = Field(None, description="New notes; null clears")
     url: str | None = Field(None, description="New link; null clears")

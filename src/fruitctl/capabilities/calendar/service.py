@@ -17,6 +17,7 @@ from pydantic import BaseModel
 
 from fruitctl.capabilities.calendar import inputs
 from fruitctl.capabilities.calendar.drafts import bound, changes_of, draft_of, moment, preview
+from fruitctl.domain import accounts
 from fruitctl.domain.calendar import (
     Calendar,
     Event,
@@ -211,22 +212,7 @@ class CalendarService:
             ) from exc
 
     def _calendar(self, wanted: str | None) -> Calendar:
-        found = self.backend.calendars()
-        if wanted is None:
-            for calendar in found:
-                if calendar.isDefault:
-                    return calendar
-            if found:
-                return found[0]
-            raise NotFound("No calendar found: the store holds none.")
-        for calendar in found:
-            if calendar.id == wanted:
-                return calendar
-        for calendar in found:
-            if calendar.name.casefold() == wanted.casefold():
-                return calendar
-        names = ", ".join(c.name for c in found)
-        raise NotFound(f"No calendar found with name: '{wanted}'. Available calendars: {names}.")
+        return find_calendar(self.backend.calendars(), wanted)
 
     def _upcoming_item(self, event: Event, tz: ZoneInfo) -> dict[str, Any]:
         return {
@@ -274,3 +260,23 @@ def _upcoming_window(request: inputs.Upcoming) -> tuple[ZoneInfo, datetime, date
     tz = wire_zone() if request.timezone is None else zone(request.timezone)
     start = now().astimezone(tz)
     return tz, start, start + timedelta(days=request.days)
+
+
+def find_calendar(found: list[Calendar], wanted: str | None) -> Calendar:
+    """The calendar ``wanted`` names - an id, a name or ``Account/Name`` (``domain.accounts``);
+    None: the default one. ``NotFound`` for none, ``Ambiguous`` for a name two accounts share."""
+    if wanted is None:
+        for calendar in found:
+            if calendar.isDefault:
+                return calendar
+        if found:
+            return found[0]
+        raise NotFound("No calendar found: the store holds none.")
+    for calendar in found:
+        if calendar.id == wanted:
+            return calendar
+    named = accounts.resolve(found, wanted, "calendar")
+    if named is not None:
+        return named
+    names = ", ".join(accounts.shown(c, found) for c in found)
+    raise NotFound(f"No calendar found with name: '{wanted}'. Available calendars: {names}.")

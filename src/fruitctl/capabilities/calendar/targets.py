@@ -1,48 +1,70 @@
-"""Where an event write reaches: every calendar it touches must be allowed for an agent."""
+"""Where an event write reaches: every calendar it touches must be allowed for an agent.
+
+A calendar is named as the service names it (``service.find_calendar``: an id, a name, or
+``Account/Name``), and an allowlist entry as ``domain.accounts.allowed`` reads it: a name two
+accounts share allows neither until it says which."""
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from typing import Any
 
+from fruitctl.capabilities.calendar.service import find_calendar
 from fruitctl.capabilities.context import Context
+from fruitctl.domain import accounts
+from fruitctl.domain.calendar import Calendar
 from fruitctl.domain.errors import CalendarNotAllowed, NotFound
 from fruitctl.policy.governance import ToolRules
 from fruitctl.tools.model import TargetRule
+
+ALLOWLIST = "allowlist.calendars"
+GOVERNED = "allowed_calendars (governance.yaml)"
 
 
 def calendars_check(args: Any, rules: ToolRules, ctx: Context) -> None:
     """Every calendar an event write touches (where the event is, where it goes) must be
     allowed - by ``allowlist.calendars`` (``fruitctl config``) when set, else governance.yaml."""
-    chosen = ctx.allowlists.get("allowlist.calendars")
+    chosen = ctx.allowlists.get(ALLOWLIST)
     names = chosen if chosen is not None else rules.allowed_calendars
     if names is None:
         return
-    allowed = {name.casefold() for name in names}
-    for name in sorted(set(_touched_calendars(args, ctx))):
-        if name.casefold() not in allowed:
-            raise CalendarNotAllowed(
-                f"Writes to calendar '{name}' are not permitted.", calendar=name
-            )
+    where = ALLOWLIST if chosen is not None else GOVERNED
+    calendars = ctx.calendar.backend.calendars()
+    for touched in _touched_calendars(args, ctx, calendars):
+        if isinstance(touched, str):  # no such calendar: the service reports it, if allowed
+            if touched.casefold() not in {name.casefold() for name in names}:
+                raise _refused(touched)
+        elif not accounts.allowed(names, touched, calendars, where):
+            raise _refused(accounts.shown(touched, calendars))
 
 
-def _touched_calendars(args: Any, ctx: Context) -> Iterator[str]:
-    calendars = ctx.calendar.list_calendars()
+def _refused(name: str) -> CalendarNotAllowed:
+    return CalendarNotAllowed(f"Writes to calendar '{name}' are not permitted.", calendar=name)
+
+
+def _touched_calendars(
+    args: Any, ctx: Context, calendars: Sequence[Calendar]
+) -> Iterator[Calendar | str]:
     if getattr(args, "id", None) is not None:  # an update or delete: where the event is now
-        yield from _current_calendar(args.id, ctx)
-    elif getattr(args, "calendar", None) is None:  # a create into the default calendar
-        yield next((c["name"] for c in calendars if c["isDefault"]), calendars[0]["name"])
+        yield from _current_calendar(args.id, ctx, calendars)
+    elif getattr(args, "calendar", None) is None and calendars:  # a create into the default
+        yield find_calendar(list(calendars), None)
     wanted = getattr(args, "calendar", None)
     if wanted is not None:  # a create into, or a move to, a named calendar
-        by_id = {c["id"]: c["name"] for c in calendars}
-        yield by_id.get(wanted, wanted)
+        try:
+            yield find_calendar(list(calendars), wanted)  # Ambiguous: nothing is guessed
+        except NotFound:
+            yield wanted
 
 
-def _current_calendar(event_id: str, ctx: Context) -> Iterator[str]:
+def _current_calendar(
+    event_id: str, ctx: Context, calendars: Sequence[Calendar]
+) -> Iterator[Calendar | str]:
     try:
-        yield ctx.calendar.get_event({"id": event_id})["calendarName"]
+        calendar_id = ctx.calendar.get_event({"id": event_id})["calendarId"]
     except NotFound:
         return  # the service reports an unknown id itself
+    yield next((c for c in calendars if c.id == calendar_id), calendar_id)
 
 
 CALENDARS = TargetRule(calendars_check, "agents")

@@ -25,8 +25,9 @@ def asks_the_store(args: Any, ctx: Context) -> bool:
     returns=outputs.Calendars, category="read_only", risk="low", title="List calendars", parse=parse
 )
 def list_calendars(args: inputs.ListCalendars, ctx: Context) -> Any:
-    """All calendars: id, name, whether it is the default one, read-only, color. None yet
-    (an empty account): create_calendar makes one. No parameters: {}"""
+    """All calendars: id, name, the account it is in (account), whether it is the default
+    one, read-only, color; a name two accounts share is named "Account/Name". None yet (an
+    empty account): create_calendar makes one. No parameters: {}"""
     return ctx.calendar.list_calendars(args)
 
 

@@ -67,7 +67,7 @@ def _check_calendar(args: Args, ctx: Context) -> None:
     service="reminders",
 )
 def create_reminder_list(args: containers.NewList, ctx: Context) -> Any:
-    """Create a reminder list and answer it ({"id", "name", "isDefault", "count"}).
+    """Create a reminder list and answer it ({"id", "name", "isDefault", "count", "account"}).
 
     name: 1-200 characters, not the name of another list (in any case). On a CalDAV account
     it is a new calendar for to-dos on the server. No tool deletes a list.
@@ -88,7 +88,7 @@ def create_reminder_list(args: containers.NewList, ctx: Context) -> Any:
 )
 def create_calendar(args: containers.NewCalendar, ctx: Context) -> Any:
     """Create a calendar for events and answer it ({"id", "name", "isDefault", "readOnly",
-    "color"}).
+    "color", "account"}).
 
     name: 1-255 characters, not the name of another calendar (in any case). On a CalDAV
     account it is a new calendar for events on the server; a store that cannot make calendars

@@ -33,7 +33,11 @@ class ListReference(Input):
 class ListSelector(ListReference):
     """Exactly one of name, id or all."""
 
-    name: str | None = Field(None, description="List name (case-insensitive match)")
+    name: str | None = Field(
+        None,
+        description="List name (case-insensitive match); 'Account/Name' (e.g. "
+        "'iCloud/Groceries') when two accounts have a list of that name",
+    )
     id: str | None = Field(None, description="Exact list ID")
     all: bool | None = Field(None, description="Set true to search all lists")
 

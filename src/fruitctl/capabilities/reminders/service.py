@@ -18,6 +18,7 @@ from pydantic import BaseModel
 
 from fruitctl.capabilities.reminders import inputs
 from fruitctl.capabilities.reminders.inputs import ListSelector, TargetList, parse
+from fruitctl.domain import accounts
 from fruitctl.domain.dates import format_datetime, now, parse_date_or_datetime, parse_datetime
 from fruitctl.domain.errors import FruitctlError, InvalidParams, NotFound
 from fruitctl.domain.query import compile_query
@@ -202,12 +203,12 @@ class RemindersService:
             )
         if selector.all:
             return None
-        return (_find(lists, selector.name, selector.id).id,)
+        return (find_list(lists, selector.name, selector.id).id,)
 
     def _target(self, selector: TargetList | None, lists: list[ReminderList]) -> ReminderList:
         if selector is None:
             return _default(lists)
-        return _find(lists, selector.name, selector.id)
+        return find_list(lists, selector.name, selector.id)
 
     # -- building writes -----------------------------------------------------------------------
 
@@ -311,17 +312,18 @@ def _default(lists: list[ReminderList]) -> ReminderList:
     raise NotFound("No default list found.")
 
 
-def _find(lists: list[ReminderList], name: str | None, list_id: str | None) -> ReminderList:
+def find_list(lists: list[ReminderList], name: str | None, list_id: str | None) -> ReminderList:
+    """The list an id, a name or an ``Account/Name`` names (``domain.accounts``): ``NotFound``
+    for none, ``Ambiguous`` for a name two accounts share."""
     if list_id is not None:
         for lst in lists:
             if lst.id == list_id:
                 return lst
         raise NotFound.reminder_list(list_id)
-    wanted = (name or "").casefold()
-    for lst in lists:
-        if lst.name.casefold() == wanted:
-            return lst
-    available = ", ".join(lst.name for lst in lists)
+    found = accounts.resolve(lists, name or "", "list")
+    if found is not None:
+        return found
+    available = ", ".join(accounts.shown(lst, lists) for lst in lists)
     raise NotFound(f"No list found with name: '{name}'. Available lists: {available}.")
 
 

@@ -73,8 +73,9 @@ def query_reminders(args: inputs.QueryReminders, ctx: Context) -> Any:
     at_once=asks_the_store,
 )
 def get_lists(args: inputs.GetLists, ctx: Context) -> Any:
-    """All reminder lists: id, name, whether it is the default list, and how many open
-    reminders it holds. Call it to learn the list names before querying. No parameters: {}"""
+    """All reminder lists: id, name, the account it is in (account), whether it is the
+    default list, and how many open reminders it holds. Call it to learn the list names before
+    querying; a name two accounts share is named "Account/Name". No parameters: {}"""
     return ctx.reminders.get_lists(args)
 
 

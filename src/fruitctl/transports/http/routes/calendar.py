@@ -28,7 +28,7 @@ def _answer(description: str, schema: dict[str, Any] | None = None) -> dict[str,
 def router(door: Door, user: Callable[..., Any]) -> APIRouter:
     api = APIRouter(prefix="/calendar", tags=["calendar"])
     Caller = Annotated[Claims, Depends(user)]
-    read_errors = schemas.errors(403, 404, 422)
+    read_errors = schemas.errors(403, 404, 409, 422)
     write_errors = schemas.errors(400, 403, 404, 409, 422)
     event = _answer("The event, every field")
 
@@ -36,7 +36,7 @@ def router(door: Door, user: Callable[..., Any]) -> APIRouter:
         "/calendars",
         summary="Calendars",
         responses={
-            200: _answer("id, name, isDefault, readOnly, color", {"type": "array"}),
+            200: _answer("id, name, isDefault, readOnly, color, account", {"type": "array"}),
             **schemas.errors(),
         },
         openapi_extra={TOOL_KEY: "list_calendars"},

@@ -22,7 +22,7 @@ from fruitctl.transports.http.tokens import Claims
 def router(door: Door, user: Callable[..., Any]) -> APIRouter:
     api = APIRouter(prefix="/reminders", tags=["reminders"])
     Caller = Annotated[Claims, Depends(user)]
-    read_errors = schemas.errors(403, 404, 422)
+    read_errors = schemas.errors(403, 404, 409, 422)
     write_errors = schemas.errors(400, 403, 404, 409, 422)
 
     @api.get(
