@@ -5,6 +5,7 @@ free; and a day the clocks change on is as long as it really is."""
 from __future__ import annotations
 
 from datetime import UTC, datetime, time, timedelta
+from itertools import pairwise
 from zoneinfo import ZoneInfo
 
 import pytest
@@ -115,7 +116,7 @@ def test_merged_busy_covers_the_same_minutes_disjoint_and_in_order(
     base = BASES[0]
     busy = [(_at(base, a), _at(base, a + n)) for a, n in spans]
     joined = merged(busy)
-    assert all(a[1] < b[0] for a, b in zip(joined, joined[1:], strict=False))
+    assert all(a[1] < b[0] for a, b in pairwise(joined))
     covered = {m for a, n in spans for m in range(a, a + n)}
     assert {
         m
