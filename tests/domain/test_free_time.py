@@ -9,7 +9,7 @@ from itertools import pairwise
 from zoneinfo import ZoneInfo
 
 import pytest
-from hypothesis import given
+from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from fruitctl.domain.errors import InvalidParams
@@ -80,6 +80,7 @@ hours_strategy = st.one_of(
 )
 
 
+@settings(deadline=None)  # the scan is slow by design: no clock in a test
 @given(
     base=st.sampled_from(BASES),
     offset=st.integers(0, 2 * 24 * 60),
