@@ -142,7 +142,7 @@ class FindFreeTime(Input):
         "'24:00' ends at midnight); default the whole day",
     )
     weekdays: list[Weekday] | None = Field(
-        None, description="Only these days, e.g. ['mon', 'tue', 'wed', 'thu', 'fri']; default all"
+        None, description="Only these days (mon, tue, wed, thu, fri, sat, sun); default every day"
     )
     minutes: int = Field(30, ge=1, le=1440, description="Shortest free slot to answer, in minutes")
     includeAllDay: bool = Field(False, description=ALL_DAY_BLOCKS)
