@@ -14,6 +14,7 @@ from fruitctl.cli.app import app
 from fruitctl.domain.actors import Actor
 
 runner = CliRunner()
+LUNCH_LINE = "'Lunch' Thu 2026-03-05 12:30 - 13:30 (Calendar)"
 WIDE = {"COLUMNS": "200"}  # one table row a line, as a wide terminal shows it
 
 
@@ -85,7 +86,7 @@ def test_an_agents_create_shows_what_it_overlaps() -> None:
     shown = cli("proposals", "show", pending["proposalId"])
     assert shown.exit_code == 0, shown.output
     assert "overlaps" in shown.output
-    assert "'Lunch' Thu 2026-03-05 12:30 - 13:30 (Calendar)" in shown.output
+    assert LUNCH_LINE in shown.output
     as_json = cli_json("proposals", "show", pending["proposalId"])
-    assert {"target": "new event", "field": "overlaps", "before": None,
-            "after": "'Lunch' Thu 2026-03-05 12:30 - 13:30 (Calendar)"} in as_json["diff"]  # fmt: skip
+    row = {"target": "new event", "field": "overlaps", "before": None, "after": LUNCH_LINE}
+    assert row in as_json["diff"]

@@ -81,7 +81,8 @@ def show_free(result: dict[str, Any]) -> None:
     show_table(("FREE", "LENGTH"), rows, empty="No free time.")
     counted = _counted(result["count"], "free slot")
     more = " (more past the limit)" if result.get("more") else ""
-    out.print(f"[dim]{counted}{more} from {window['from']} to {window['to']}{_zone_note(window)}[/]")
+    span = f"from {window['from']} to {window['to']}"
+    out.print(f"[dim]{counted}{more} {span}{_zone_note(window)}[/]")
 
 
 def show_conflicts(result: dict[str, Any]) -> None:
