@@ -113,7 +113,7 @@ def _time(
     run: Callable[[], object], into: list[float], least: int, most: int, budget: float
 ) -> None:
     started, done = time.perf_counter(), 0
-    while done < least or (done < most and time.perf_counter() - started < sec):
+    while done < least or (done < most and time.perf_counter() - started < budget):
         t0 = time.perf_counter()
         run()
         into.append((time.perf_counter() - t0) * 1000)
