@@ -53,3 +53,34 @@ def test_the_page_shows_what_a_proposed_event_overlaps(
     page = html.unescape(browser.get(f"/ui/proposals/{filed.json()['proposalId']}").text)
     row = re.search(r"<code>overlaps</code>.*?</tr>", page, re.S)
     assert row and "'Lunch' Thu 2026-03-05 12:30 - 13:30 (Calendar)" in row.group(0)
+
+
+def test_the_calendar_routes_take_the_tools_arguments_as_query_parameters(
+    app: bootstrap.App, agent: Client
+) -> None:
+    app.call("create_event", LUNCH)
+    work = app.call("create_calendar", {"name": "Work"})
+    app.call("create_event", {**LUNCH, "title": "Work lunch", "calendar": work["id"]})
+    free = agent.get(
+        "/calendar/free",
+        params={"from": "2026-03-05", "to": "2026-03-06", "hours": "12:00-14:00",
+                "weekday": ["thu"], "calendar": ["Work"], "minutes": 30},
+    )  # fmt: skip
+    assert free.status_code == 200, free.text
+    assert [s["start"] for s in free.json()["slots"]] == [
+        "2026-03-05T12:00:00+01:00",
+        "2026-03-05T13:30:00+01:00",
+    ]
+    clash = agent.get(
+        "/calendar/conflicts",
+        params={"start": "2026-03-05T13:00:00+01:00", "end": "2026-03-05T14:00:00+01:00"},
+    )
+    assert sorted(e["title"] for e in clash.json()["conflicts"]) == ["Lunch", "Work lunch"]
+    too_short = agent.get("/calendar/free", params={"minutes": 0})
+    assert too_short.status_code == 422
+    bounds = {
+        p["name"]: p for p in agent.api.openapi()["paths"]["/calendar/free"]["get"]["parameters"]
+    }
+    assert (
+        bounds["minutes"]["schema"]["minimum"] == 1 and bounds["limit"]["schema"]["maximum"] == 1000
+    )
