@@ -223,3 +223,27 @@ def test_the_range_query_uses_the_span_index(engine: Engine) -> None:
             )
         ).all()
     assert any("ix_events_range" in str(row) for row in plan), plan
+
+
+# -- availability ---------------------------------------------------------------------------
+
+
+def test_a_transparent_series_reads_free_and_stays_free_when_one_occurrence_moves(
+    store: LocalCalendars,
+) -> None:
+    """TRANSP:TRANSPARENT is free on every occurrence; an occurrence fruitctl moves keeps it
+    (a new override copies TRANSP: without it, RFC 5545 reads the override opaque)."""
+    calendar = store.calendars()[0].id
+    free = GOOGLE_STYLE.format(uid="free", title="Gym (maybe)").replace(
+        "RRULE:", "TRANSP:TRANSPARENT\nRRULE:"
+    )
+    store.put_object(calendar, free)
+    store.put_object(calendar, GOOGLE_STYLE.format(uid="busy", title="Choir"))
+    found = {(e.seriesId, e.availability) for e in store.events(MARCH)}
+    assert found == {("free", "free"), ("busy", "busy")}
+    first = next(e for e in store.events(MARCH) if e.seriesId == "free")
+    moved = store.update_event(
+        first.id, {"startAt": datetime(2026, 3, 10, 20, tzinfo=ROME)}, "occurrence"
+    )
+    assert moved.availability == "free"
+    assert "TRANSP:TRANSPARENT" in store.get_object("free").ics.split("RECURRENCE-ID")[1]

@@ -58,7 +58,9 @@ def app(
 def _reads_and_writes(home: Path, app: bootstrap.App) -> list[tuple[str, dict[str, Any]]]:
     reminders = app.reminders.query_reminders({"list": {"all": True}, "limit": 2})
     first, second = (r["id"] for r in reminders)
-    event = app.calendar.query_events({"limit": 1})["events"][0]["id"]
+    first_event = app.calendar.query_events({"limit": 1})["events"][0]
+    event = first_event["id"]
+    its_time = {"start": first_event["startAt"], "end": first_event["endAt"]}
     workspace = home / "workspace"
     some_unknown = {"title": "x", "list": {"name": "No such list"}}
     return [
@@ -76,6 +78,8 @@ def _reads_and_writes(home: Path, app: bootstrap.App) -> list[tuple[str, dict[st
         ("query_events", {"limit": 2}),
         ("get_event", {"id": event}),
         ("calendar_upcoming", {"days": 3, "limit": 2}),
+        ("find_free_time", {"minutes": 15, "hours": "09:00-17:00"}),
+        ("check_conflicts", its_time),
         ("query_todos", {"view": "today"}),
         ("get_todo", {"id": "todo-anytime"}),
         ("list_projects", {}),

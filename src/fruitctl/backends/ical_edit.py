@@ -29,7 +29,9 @@ from fruitctl.ports import EventChanges, EventScope, NewEvent
 PRODID = "-//fruitctl//fruitctl//EN"
 Moment = date | datetime
 _TEXTS = {"title": "SUMMARY", "location": "LOCATION", "notes": "DESCRIPTION", "url": "URL"}
-_COPIED_TO_OVERRIDE = ("UID", "SUMMARY", "LOCATION", "DESCRIPTION", "URL", "CREATED")
+# TRANSP too: an override without it would be opaque (RFC 5545's default), busy where the
+# series is free.
+_COPIED_TO_OVERRIDE = ("UID", "SUMMARY", "LOCATION", "DESCRIPTION", "URL", "CREATED", "TRANSP")
 
 
 def new_object(uid: str, new: NewEvent, stamp: datetime) -> str:

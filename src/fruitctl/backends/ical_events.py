@@ -30,6 +30,7 @@ import recurring_ical_events
 
 from fruitctl.backends import ical_bounds
 from fruitctl.domain.calendar import (
+    Availability,
     Calendar,
     Event,
     occurrence_id,
@@ -257,6 +258,7 @@ def shared_fields(component: icalendar.Component) -> dict[str, Any]:
         "location": _text(component, "LOCATION"),
         "notes": _text(component, "DESCRIPTION"),
         "url": _text(component, "URL"),
+        "availability": availability_of(component),
         "timezone": zone_name(start_of(component)),
         "creationDate": _stamp(component, "CREATED"),
         "modificationDate": _stamp(component, "LAST-MODIFIED"),
@@ -327,6 +329,13 @@ def values_of(prop: Any) -> Iterable[date | datetime]:
     props = prop if isinstance(prop, list) else [] if prop is None else [prop]
     for item in props:
         yield from (entry.dt for entry in getattr(item, "dts", [item]))
+
+
+def availability_of(component: icalendar.Component) -> Availability:
+    """RFC 5545's TRANSP: TRANSPARENT is free; OPAQUE, the default, is busy (each VEVENT says
+    its own: an override without TRANSP is opaque, whatever its master says)."""
+    transp = str(component.get("TRANSP", "OPAQUE")).strip().upper()
+    return "free" if transp == "TRANSPARENT" else "busy"
 
 
 def _text(component: icalendar.Component, name: str) -> str | None:

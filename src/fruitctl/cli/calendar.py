@@ -7,7 +7,9 @@ from typing import Annotated, Any
 import typer
 
 from fruitctl.capabilities.calendar.inputs import (
+    CheckConflicts,
     CreateEvent,
+    FindFreeTime,
     QueryEvents,
     Target,
     Upcoming,
@@ -21,7 +23,8 @@ from fruitctl.cli.output import answer_write, is_pending, out, reporting, run
 from fruitctl.domain.errors import InvalidParams
 
 calendar_app = typer.Typer(
-    help="Events: list, upcoming, get, create, update and delete.", no_args_is_help=True
+    help="Events: list, upcoming, free time, conflicts, get, create, update and delete.",
+    no_args_is_help=True,
 )
 
 EventId = Annotated[
@@ -80,6 +83,45 @@ def upcoming_command(
     """The next days of events across all calendars, soonest first."""
     args: dict[str, Any] = {"days": days, "limit": limit, **_given({"timezone": timezone})}
     run(as_json, lambda: client(as_json).call("calendar_upcoming", args), render.show_upcoming)
+
+
+@calendar_app.command("free")
+def free_command(
+    start: str | None = option(FindFreeTime, "start", "--from"),
+    to: str | None = option(FindFreeTime, "to"),
+    minutes: int = option(FindFreeTime, "minutes", "--min"),
+    hours: str | None = option(FindFreeTime, "hours"),
+    weekday: list[str] | None = option(
+        FindFreeTime, "weekdays", "--weekday", also="Repeat for more."
+    ),
+    calendar: list[str] | None = option(
+        FindFreeTime, "calendars", "--calendar", also="Repeat for more."
+    ),
+    all_day: bool = option(FindFreeTime, "includeAllDay", "--all-day"),
+    limit: int = option(FindFreeTime, "limit"),
+    as_json: JsonOption = False,
+) -> None:
+    """Free slots in a range: the time no busy event takes, inside working hours."""
+    args: dict[str, Any] = {"minutes": minutes, "includeAllDay": all_day, "limit": limit}
+    given = {"from": start, "to": to, "hours": hours, "weekdays": weekday, "calendars": calendar}
+    args.update(_given(given))
+    run(as_json, lambda: client(as_json).call("find_free_time", args), render.show_free)
+
+
+@calendar_app.command("conflicts")
+def conflicts_command(
+    start: str = option(CheckConflicts, "start"),
+    end: str = option(CheckConflicts, "end"),
+    calendar: list[str] | None = option(
+        CheckConflicts, "calendars", "--calendar", also="Repeat for more."
+    ),
+    all_day: bool = option(CheckConflicts, "includeAllDay", "--all-day"),
+    as_json: JsonOption = False,
+) -> None:
+    """The busy events a proposed time overlaps."""
+    args: dict[str, Any] = {"start": start, "end": end, "includeAllDay": all_day}
+    args.update(_given({"calendars": calendar}))
+    run(as_json, lambda: client(as_json).call("check_conflicts", args), render.show_conflicts)
 
 
 @calendar_app.command("get")

@@ -70,6 +70,37 @@ def show_upcoming(result: dict[str, Any]) -> None:
     out.print(f"[dim]{counted} upcoming until {window['to']}{_zone_note(window)}[/]")
 
 
+def show_free(result: dict[str, Any]) -> None:
+    """``calendar free``: one line per free slot, then the range and the zone of its times."""
+    window = result["window"]
+    zone = window.get("timezone")
+    rows = [
+        (when(s["start"], s["end"], zone), Text(_length(s["minutes"]), justify="right"))
+        for s in result["slots"]
+    ]
+    show_table(("FREE", "LENGTH"), rows, empty="No free time.")
+    counted = _counted(result["count"], "free slot")
+    more = " (more past the limit)" if result.get("more") else ""
+    span = f"from {window['from']} to {window['to']}"
+    out.print(f"[dim]{counted}{more} {span}{_zone_note(window)}[/]")
+
+
+def show_conflicts(result: dict[str, Any]) -> None:
+    """``calendar conflicts``: the busy events the time overlaps, or that there are none."""
+    window = result["window"]
+    span = when(window["from"], window["to"], window.get("timezone")).plain
+    if not result["conflicts"]:
+        out.print(f"No conflicts: {span} is free.")
+        return
+    show_events(result["conflicts"], window.get("timezone"))
+    out.print(f"[dim]{_counted(result['count'], 'conflict')} with {span}{_zone_note(window)}[/]")
+
+
+def _length(minutes: int) -> str:
+    hours, rest = divmod(minutes, 60)
+    return f"{hours}h{rest:02d}" if hours else f"{rest} min"
+
+
 def _zone_note(window: dict[str, Any]) -> str:
     """Every view says the zone of its times the same way: ``; times in Europe/Rome``."""
     zone = window.get("timezone")

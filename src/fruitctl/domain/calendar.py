@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import re
 from datetime import UTC, date, datetime
-from typing import Annotated, Any
+from typing import Annotated, Any, Literal
 
 from pydantic import AfterValidator, BaseModel, BeforeValidator, ConfigDict
 
@@ -27,6 +27,7 @@ from fruitctl.domain.recurrence import ALLOWED, parts_of, rule_problem
 CALENDAR_NAME_MAX = 255
 LOCATION_MAX = 1_000
 OCCURRENCE_SEPARATOR = "@"
+Availability = Literal["busy", "free"]
 _OCCURRENCE_KEY = re.compile(r"^\d{8}(T\d{6}Z)?$")
 
 
@@ -85,6 +86,9 @@ class Event(BaseModel):
     startAt: WireMoment
     endAt: WireMoment
     allDay: bool = False
+    availability: Availability = "busy"
+    """Whether the event takes its time: ``free`` (iCalendar TRANSP:TRANSPARENT, EventKit's
+    availability free) does not block it for free time or clashes; everything else does."""
     location: str | None = None
     notes: str | None = None
     url: str | None = None

@@ -135,6 +135,14 @@ class InvalidParams(FruitctlError):
         return cls(f"Invalid recurrence '{text}': {reason}.", field=field)
 
     @classmethod
+    def working_hours(cls, text: str, field: str = "hours") -> Self:
+        return cls(
+            f"Invalid working hours '{text}': give HH:MM-HH:MM with the end after the start "
+            "(e.g. '09:00-17:00'; '24:00' ends at midnight).",
+            field=field,
+        )
+
+    @classmethod
     def config_key(cls, key: str, keys: Iterable[str]) -> Self:
         return cls(f"Unknown config key '{key}'. Keys: {', '.join(keys)}.")
 

@@ -185,3 +185,23 @@ def test_cut_ranges_answer_exactly_what_the_local_store_answers(
             assert backend.events(query) == local.events(query), query
     limited = EventRange(starts[0], starts[0] + timedelta(days=30), limit=2)
     assert backend.events(limited) == local.events(limited)
+
+
+def test_a_transparent_event_from_another_client_reads_free(
+    backend: CaldavCalendars, caldav_account: Account
+) -> None:
+    free = SERIES.replace("UID:standup@example.com", "UID:free@example.com").replace(
+        "RRULE:FREQ=WEEKLY;COUNT=4\r\n", "RRULE:FREQ=WEEKLY;COUNT=4\r\nTRANSP:TRANSPARENT\r\n"
+    )
+    assert caldav_account.put(caldav_account.made[1] + "standup.ics", SERIES) == 201
+    assert caldav_account.put(caldav_account.made[1] + "free.ics", free) == 201
+    found = [(e.seriesId, e.title, e.availability) for e in backend.events(MARCH)]
+    # The moved occurrence's own VEVENT says nothing: opaque, as RFC 5545 reads it.
+    assert found == [
+        ("free@example.com", "Stand-up", "free"),
+        ("standup@example.com", "Stand-up", "busy"),
+        ("free@example.com", "Stand-up (late)", "busy"),
+        ("standup@example.com", "Stand-up (late)", "busy"),
+        ("free@example.com", "Stand-up", "free"),
+        ("standup@example.com", "Stand-up", "busy"),
+    ]

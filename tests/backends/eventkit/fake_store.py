@@ -306,7 +306,7 @@ class EKEvent(FakeItem):
     PROPERTIES = frozenset(
         {
             *("title", "notes", "location", "startDate", "endDate", "timeZone"),
-            *("creationDate", "lastModifiedDate", "URL"),
+            *("creationDate", "lastModifiedDate", "URL", "availability"),
         }
     )
 

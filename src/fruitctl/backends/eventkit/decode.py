@@ -17,6 +17,7 @@ from fruitctl.backends.eventkit.values import (
 )
 
 UNDEFINED = 2**63 - 1  # NSDateComponentUndefined (NSIntegerMax)
+AVAILABILITY_FREE = 1  # EKEventAvailabilityFree; busy, tentative, unavailable take the time
 
 
 def calendar(calendar: Any) -> RawCalendar:
@@ -62,6 +63,7 @@ def event(item: Any) -> RawEvent:
         location=_text(item.location()),
         notes=_text(item.notes()),
         url=_url(item.URL()),
+        free=item.availability() == AVAILABILITY_FREE,
         rules=_rules(item.recurrenceRules()),
         occurrence=_instant(item.occurrenceDate()) if repeats else None,
         detached=bool(item.isDetached()),

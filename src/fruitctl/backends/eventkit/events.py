@@ -68,6 +68,7 @@ def to_event(raw: RawEvent, calendar_name: str, *, as_series: bool = False) -> E
         startAt=format_keeping_offset(start),
         endAt=format_keeping_offset(end),
         allDay=raw.all_day,
+        availability="free" if raw.free else "busy",
         location=raw.location or None,
         notes=raw.notes or None,
         url=raw.url,

@@ -184,6 +184,8 @@ class RawEvent:
     location: str | None = None
     notes: str | None = None
     url: str | None = None
+    free: bool = False
+    """``availability`` is free: the event does not take its time."""
     rules: tuple[RawRule, ...] = ()
     occurrence: datetime | None = None
     """``occurrenceDate``: the original start of this occurrence of a series (``None`` for an

@@ -35,6 +35,12 @@ _LOST = {
     "notes": "notes",
 }
 _NOT_FIELDS = ("id", "occurrence", "scope")
+# The snapshot key of the events a create or move overlaps, as they were when it was filed (like
+# NAMES, no id starts with "@"): what the person reads, never a reason for a conflict.
+OVERLAPS = "@overlaps"
+# A diff is read by a person: past this many overlapped events, one row counts the rest.
+OVERLAPS_SHOWN = 10
+_KEPT = ("scope", NAMES, OVERLAPS)
 
 
 def _addressed(args: Args, ctx: Context) -> tuple[str, str]:
@@ -64,14 +70,32 @@ def _named(args: Args, ctx: Context) -> Snapshot:
     return readable.with_names({}, _calendar_names(refs, ctx))
 
 
+def _overlaps(args: Args, ctx: Context, write: str) -> Snapshot:
+    """The events the write's new time overlaps, as the diff shows them (none: no key)."""
+    try:
+        found = ctx.calendar.overlapped(args, write)
+    except FruitctlError:
+        return {}  # the call's own error is raised when it is filed (its resolver)
+    shown = [{k: e[k] for k in ("id", "title", "startAt", "endAt", "calendarName")} for e in found]
+    return {OVERLAPS: shown} if shown else {}
+
+
+def _created(args: Args, ctx: Context) -> Snapshot:
+    return {**_named(args, ctx), **_overlaps(args, ctx, "create_event")}
+
+
 def _snapshot(args: Args, ctx: Context) -> Snapshot:
     event_id, scope = _addressed(args, ctx)
     return {event_id: _event(event_id, ctx), "scope": scope, **_named(args, ctx)}
 
 
+def _moved(args: Args, ctx: Context) -> Snapshot:
+    return {**_snapshot(args, ctx), **_overlaps(args, ctx, "update_event")}
+
+
 def _current(before: Snapshot, ctx: Context) -> Snapshot:
     now = {
-        key: value if key == "scope" else _event(key, ctx)
+        key: value if key in _KEPT else _event(key, ctx)
         for key, value in before.items()
         if key != NAMES
     }
@@ -79,8 +103,29 @@ def _current(before: Snapshot, ctx: Context) -> Snapshot:
 
 
 def _target(before: Snapshot) -> tuple[str, dict[str, Any] | None, str]:
-    (event_id,) = [key for key in before if key not in ("scope", NAMES)]
+    (event_id,) = [key for key in before if key not in _KEPT]
     return event_id, before[event_id], str(before.get("scope", "series"))
+
+
+def _overlap_rows(target: str, before: Snapshot) -> list[dict[str, Any]]:
+    """One row per event the new time overlaps: ``overlaps`` -> "'Lunch' Thu 2026-03-05 12:30
+    - 13:30 (Work)"."""
+    found = before.get(OVERLAPS) or []
+    rows = [
+        {"target": target, "field": "overlaps", "before": None, "after": _overlap_line(event)}
+        for event in found[:OVERLAPS_SHOWN]
+    ]
+    if len(found) > OVERLAPS_SHOWN:
+        more = f"{len(found) - OVERLAPS_SHOWN} more events"
+        rows.append({"target": target, "field": "overlaps", "before": None, "after": more})
+    return rows
+
+
+def _overlap_line(event: dict[str, Any]) -> str:
+    start, end = spoken_when(event["startAt"]), spoken_when(event["endAt"])
+    if start[:14] == end[:14]:  # the same day: "Thu 2026-03-05 12:30 - 13:30"
+        end = end[15:]
+    return f"'{event['title']}' {start} - {end} ({event['calendarName']})"
 
 
 def _label(before: Snapshot) -> str:
@@ -109,7 +154,7 @@ def _create_inverse(args: Args, before: Snapshot, result: Any) -> dict[str, Any]
 
 
 def _create_diff(args: Args, before: Snapshot) -> list[dict[str, Any]]:
-    return readable.added("new event", args, names_in(before))
+    return readable.added("new event", args, names_in(before)) + _overlap_rows("new event", before)
 
 
 # -- update_event ----------------------------------------------------------------------------
@@ -144,7 +189,7 @@ def _update_diff(args: Args, before: Snapshot) -> list[dict[str, Any]]:
             continue
         row = readable.changed(target, key, (old or {}).get(_HELD_IN.get(key, key)), value, names)
         rows += [row] if row else []
-    return rows
+    return rows + _overlap_rows(target, before)
 
 
 # -- delete_event ----------------------------------------------------------------------------
@@ -188,7 +233,7 @@ def _resolver(write: str) -> Any:
 
 CREATE_EVENT = Change(
     _create_summary,
-    _named,
+    _created,
     _current,
     _create_inverse,
     _create_diff,
@@ -196,7 +241,7 @@ CREATE_EVENT = Change(
 )
 UPDATE_EVENT = Change(
     _update_summary,
-    _snapshot,
+    _moved,
     _current,
     _update_inverse,
     _update_diff,

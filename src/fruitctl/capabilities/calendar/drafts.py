@@ -57,6 +57,20 @@ def draft_of(request: inputs.CreateEvent) -> dict[str, Any]:
     }
 
 
+def check_range(start: datetime, end: datetime, most_days: int, names: tuple[str, str]) -> None:
+    """A range asked for (``names``: its fields, e.g. ``("from", "to")``) runs forward, at
+    most ``most_days`` long."""
+    first, last = names
+    if end <= start:
+        raise InvalidParams(f"'{last}' must be after '{first}'.", field=last)
+    if end - start > timedelta(days=most_days):
+        raise InvalidParams(
+            f"The range from '{first}' to '{last}' is longer than {most_days} days; "
+            "ask for a shorter one.",
+            field=last,
+        )
+
+
 def changes_of(request: inputs.UpdateEvent) -> dict[str, Any]:
     """``EventChanges`` from the fields given (``null`` clears where that means something)."""
     changes: dict[str, Any] = {}

@@ -117,3 +117,46 @@ class Upcoming(Input):
     timezone: str | None = Field(
         None, description="IANA zone for the window and the times; default the person's zone"
     )
+
+
+# A month: the question free time answers is about days or weeks, and every busy event of the
+# range is read (no limit cuts them), so the span bounds that read.
+MAX_FREE_DAYS = 31
+Weekday = Literal["mon", "tue", "wed", "thu", "fri", "sat", "sun"]
+ALL_DAY_BLOCKS = (
+    "All-day events take their days too (default: they do not - birthdays, holidays, "
+    "a colleague's trip)"
+)
+CALENDARS = "Only these calendars (names, any case, or ids); default all"
+
+
+class FindFreeTime(Input):
+    model_config = ConfigDict(serialize_by_alias=True)
+
+    start: str | None = Field(
+        None, alias="from", description=f"Start of the range ({WHEN}); default now."
+    )
+    to: str | None = Field(
+        None,
+        description=f"End of the range ({WHEN}; a date counts whole); default 7 days after "
+        f"'from'. At most {MAX_FREE_DAYS} days after 'from'.",
+    )
+    calendars: list[str] | None = Field(None, min_length=1, description=CALENDARS)
+    hours: str | None = Field(
+        None,
+        description="Working hours 'HH:MM-HH:MM' in the person's zone (e.g. '09:00-17:00'; "
+        "'24:00' ends at midnight); default the whole day",
+    )
+    weekdays: list[Weekday] | None = Field(
+        None, description="Only these days (mon, tue, wed, thu, fri, sat, sun); default every day"
+    )
+    minutes: int = Field(30, ge=1, le=1440, description="Shortest free slot to answer, in minutes")
+    includeAllDay: bool = Field(False, description=ALL_DAY_BLOCKS)
+    limit: int = Field(200, ge=1, le=1000, description="Maximum slots to return")
+
+
+class CheckConflicts(Input):
+    start: str = Field(description=f"Proposed start ({WHEN})")
+    end: str = Field(description=f"Proposed end ({WHEN}; a date counts whole)")
+    calendars: list[str] | None = Field(None, min_length=1, description=CALENDARS)
+    includeAllDay: bool = Field(False, description=ALL_DAY_BLOCKS)

@@ -39,3 +39,22 @@ class EventDeleted(TypedDict):
 
 Calendars = list[Calendar]
 OneEvent = Event
+
+
+class Slot(TypedDict):
+    start: str
+    end: str
+    minutes: int
+
+
+class FreeTime(TypedDict):
+    window: ZonedWindow
+    slots: list[Slot]
+    count: int
+    more: bool
+
+
+class Conflicts(TypedDict):
+    window: ZonedWindow
+    conflicts: list[Event]
+    count: int

@@ -15,8 +15,15 @@ from zoneinfo import ZoneInfo
 
 from pydantic import BaseModel
 
-from fruitctl.capabilities.calendar import inputs
-from fruitctl.capabilities.calendar.drafts import bound, changes_of, draft_of, moment, preview
+from fruitctl.capabilities.calendar import busy, inputs
+from fruitctl.capabilities.calendar.drafts import (
+    bound,
+    changes_of,
+    check_range,
+    draft_of,
+    moment,
+    preview,
+)
 from fruitctl.domain import accounts
 from fruitctl.domain.calendar import (
     Calendar,
@@ -77,6 +84,33 @@ class CalendarService:
         request = parse(inputs.GetEvent, args, "get_event")
         return self.backend.get_event(request.id).to_wire()
 
+    def find_free_time(self, args: Args = None) -> dict[str, Any]:
+        request = parse(inputs.FindFreeTime, args, "find_free_time")
+        return busy.free_time(self.backend, request, self._ids(request.calendars))
+
+    def check_conflicts(self, args: Args) -> dict[str, Any]:
+        """The busy events a proposed start/end overlaps (also what a proposal shows)."""
+        request = parse(inputs.CheckConflicts, args, "check_conflicts")
+        return busy.conflicts(self.backend, request, self._ids(request.calendars))
+
+    def overlapped(self, args: Args, write: str) -> list[dict[str, Any]]:
+        """The busy events an event ``write`` (create_event, update_event) would overlap at
+        its new time - none when it sets no time. The event itself (its series) is left out;
+        a new series is checked at its first occurrence."""
+        if write == "create_event":
+            draft = draft_of(parse(inputs.CreateEvent, args, write))
+            span, own = (draft["start"], draft["end"]), None
+        else:
+            request = parse(inputs.UpdateEvent, args, write)
+            changes = changes_of(request)
+            if "startAt" not in changes and "endAt" not in changes:
+                return []
+            event_id = self.target(request)[0]
+            span = busy.moved(self.backend.get_event(event_id), changes)
+            own = split_event_id(event_id)[0]
+        found = busy.taking_time(self.backend, busy.instants(*span), None, False)
+        return [e.to_wire() for e in found if own is None or own not in (e.id, e.seriesId)]
+
     def answers_at_once(self, request: BaseModel) -> bool:
         """Whether the store answers this read (the parsed arguments of ``query_events`` or
         ``upcoming``) with a few bounded reads in this process - so a front door may run it on
@@ -116,14 +150,7 @@ class CalendarService:
         start = bound(request.start, "from") if request.start is not None else now()
         end = bound(request.to, "to", end_of_day=True) if request.to is not None else None
         end = end or start + WEEK
-        if end <= start:
-            raise InvalidParams("'to' must be after 'from'.", field="to")
-        if end - start > timedelta(days=inputs.MAX_RANGE_DAYS):
-            raise InvalidParams(
-                f"The range from 'from' to 'to' is longer than {inputs.MAX_RANGE_DAYS} days; "
-                "ask for a shorter one.",
-                field="to",
-            )
+        check_range(start, end, inputs.MAX_RANGE_DAYS, ("from", "to"))
         ids = None if request.calendar is None else (self._calendar(request.calendar).id,)
         return EventRange(start, end, ids, request.limit)
 
@@ -210,6 +237,9 @@ class CalendarService:
             raise NotFound(
                 f"Event '{series_id}' has no occurrence on {when}.", field="occurrence"
             ) from exc
+
+    def _ids(self, wanted: list[str] | None) -> tuple[str, ...] | None:
+        return None if wanted is None else tuple(self._calendar(name).id for name in wanted)
 
     def _calendar(self, wanted: str | None) -> Calendar:
         return find_calendar(self.backend.calendars(), wanted)

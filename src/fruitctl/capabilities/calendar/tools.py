@@ -88,6 +88,55 @@ def calendar_upcoming(args: inputs.Upcoming, ctx: Context) -> Any:
 
 
 @tool(
+    returns=outputs.FreeTime,
+    category="read_only",
+    risk="low",
+    title="Find free time",
+    parse=parse,
+)
+def find_free_time(args: inputs.FindFreeTime, ctx: Context) -> Any:
+    """Free slots in a range: the time no busy event takes, inside working hours.
+
+    from / to: ISO 8601 date-times, or dates (a date 'to' includes that whole day); default
+    from now for 7 days; at most 31 days. calendars: names (any case) or ids; default all.
+    hours: working hours 'HH:MM-HH:MM' in the person's zone, each day (default the whole
+    day). weekdays: only these days ('mon' … 'sun'). minutes: $(minutes). limit: $(limit).
+    An event marked free (iCalendar TRANSP:TRANSPARENT, availability free) does not block;
+    all-day events do not either unless includeAllDay is true. Days the clocks change on count
+    as long as they are.
+
+    Answers {"window": {"from", "to", "timezone"}, "slots": [{"start", "end", "minutes"}],
+    "count", "more"} - times in the person's zone; more: slots past the limit were left out.
+
+    Examples: {"from": "2026-03-05", "to": "2026-03-05", "hours": "09:00-17:00"}
+    · {"from": "2026-03-02", "to": "2026-03-13", "minutes": 60,
+    "weekdays": ["mon", "tue", "wed", "thu", "fri"], "calendars": ["Work"]}
+    """
+    return ctx.calendar.find_free_time(args)
+
+
+@tool(
+    returns=outputs.Conflicts,
+    category="read_only",
+    risk="low",
+    title="Check for conflicts",
+    parse=parse,
+)
+def check_conflicts(args: inputs.CheckConflicts, ctx: Context) -> Any:
+    """The busy events a proposed time overlaps - before creating or moving an event.
+
+    start / end: ISO 8601 date-times (or dates: an 'end' date includes that day). calendars:
+    names or ids, default all. Events marked free, and all-day events unless includeAllDay,
+    do not conflict; an event that only touches the proposed time (ends at its start) does
+    not either. Answers {"window": {"from", "to", "timezone"}, "conflicts": [events],
+    "count"}: none is {"conflicts": [], "count": 0}.
+
+    Example: {"start": "2026-03-05T10:00:00+01:00", "end": "2026-03-05T11:00:00+01:00"}
+    """
+    return ctx.calendar.check_conflicts(args)
+
+
+@tool(
     returns=outputs.OneEvent,
     category="pim_write",
     risk="medium",
@@ -164,6 +213,8 @@ TOOLS = [
     query_events,
     get_event,
     calendar_upcoming,
+    find_free_time,
+    check_conflicts,
     create_event,
     update_event,
     delete_event,

@@ -5,7 +5,7 @@ Event ids may name one occurrence of a series (``<seriesId>@<occurrence>``); ``o
 """
 
 # No `from __future__ import annotations`: FastAPI must see the local Annotated aliases.
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from typing import Annotated, Any, Literal
 
 from fastapi import APIRouter, Depends, Query, Request
@@ -82,6 +82,8 @@ def router(door: Door, user: Callable[..., Any]) -> APIRouter:
             args["timezone"] = timezone
         return await door.call("calendar_upcoming", args, claims, request)
 
+    _free_time(api, door, user)
+
     @api.get(
         "/events/{event_id}",
         summary="One event or occurrence",
@@ -132,3 +134,61 @@ def router(door: Door, user: Callable[..., Any]) -> APIRouter:
         return await door.call("delete_event", args, claims, request)
 
     return api
+
+
+def _free_time(api: APIRouter, door: Door, user: Callable[..., Any]) -> None:
+    """``/calendar/free`` and ``/calendar/conflicts``: the two reads about busy time."""
+    Caller = Annotated[Claims, Depends(user)]
+    errors = schemas.errors(403, 404, 422)
+
+    @api.get(
+        "/free",
+        summary="Free time in a range, inside working hours",
+        responses={
+            200: _answer("window, slots [{start, end, minutes}], count, more"),
+            **errors,
+        },
+        openapi_extra={TOOL_KEY: "find_free_time"},
+    )
+    async def free_time(
+        request: Request,
+        claims: Caller,
+        start: str | None = door.query("find_free_time", "from", alias="from"),
+        to: str | None = door.query("find_free_time", "to"),
+        calendar: Sequence[str] | None = door.query(
+            "find_free_time", "calendars", alias="calendar"
+        ),
+        hours: str | None = door.query("find_free_time", "hours"),
+        weekday: Sequence[str] | None = door.query("find_free_time", "weekdays", alias="weekday"),
+        minutes: int = door.query("find_free_time", "minutes"),
+        all_day: bool = door.query("find_free_time", "includeAllDay", alias="includeAllDay"),
+        limit: int = door.query("find_free_time", "limit"),
+    ) -> Response:
+        given = {"from": start, "to": to, "hours": hours}
+        args: dict[str, Any] = {key: value for key, value in given.items() if value is not None}
+        for key, values in (("calendars", calendar), ("weekdays", weekday)):
+            if values is not None:
+                args[key] = list(values)
+        args.update(minutes=minutes, includeAllDay=all_day, limit=limit)
+        return await door.call("find_free_time", args, claims, request)
+
+    @api.get(
+        "/conflicts",
+        summary="The busy events a proposed time overlaps",
+        responses={200: _answer("window, conflicts [events], count"), **errors},
+        openapi_extra={TOOL_KEY: "check_conflicts"},
+    )
+    async def conflicts(
+        request: Request,
+        claims: Caller,
+        start: str = door.query("check_conflicts", "start"),
+        end: str = door.query("check_conflicts", "end"),
+        calendar: Sequence[str] | None = door.query(
+            "check_conflicts", "calendars", alias="calendar"
+        ),
+        all_day: bool = door.query("check_conflicts", "includeAllDay", alias="includeAllDay"),
+    ) -> Response:
+        args: dict[str, Any] = {"start": start, "end": end, "includeAllDay": all_day}
+        if calendar is not None:
+            args["calendars"] = list(calendar)
+        return await door.call("check_conflicts", args, claims, request)
