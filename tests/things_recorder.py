@@ -9,6 +9,7 @@ changes between writes)."""
 
 from __future__ import annotations
 
+import datetime
 import json
 import sqlite3
 import sys
@@ -69,6 +70,37 @@ def _packed(day: str) -> int:
     return year << 16 | month << 12 | date_ << 7
 
 
+def _schedule(db: sqlite3.Connection, task: str, when: str) -> None:
+    """``when`` as Things applies it: a day (a word or a date) is the start date, Anytime up to
+    today and Someday after it, ``@HH:MM`` its reminder (``hour << 26 | minute << 20``)."""
+    day, _, time = when.partition("@")
+    today = datetime.date.today()
+    if day in ("anytime", "someday"):
+        start, start_date = (1 if day == "anytime" else 2), None
+    else:
+        words = {"today": today, "evening": today, "tomorrow": today + datetime.timedelta(days=1)}
+        chosen = words.get(day) or datetime.date.fromisoformat(day)
+        start, start_date = (1 if chosen <= today else 2), _packed(chosen.isoformat())
+    hour, _, minute = time.partition(":")
+    reminder = int(hour) << 26 | int(minute) << 20 if time else None
+    db.execute(
+        "UPDATE TMTask SET start = ?, startDate = ?, reminderTime = ? WHERE uuid = ?",
+        (start, start_date, reminder, task),
+    )
+
+
+def _add_checklist(db: sqlite3.Connection, task: str, titles: list[str], at_end: bool) -> None:
+    """Items before (``at_end`` False) or after those the to-do has, as Things orders them."""
+    (low, high) = db.execute(
+        'SELECT MIN("index"), MAX("index") FROM TMChecklistItem WHERE task = ?', (task,)
+    ).fetchone()
+    first = (high + 1 if high is not None else 0) if at_end else (low or 0) - len(titles)
+    db.executemany(
+        'INSERT INTO TMChecklistItem (uuid, task, title, status, "index") VALUES (?, ?, ?, 0, ?)',
+        [(uuid.uuid4().hex, task, t.strip(), first + n) for n, t in enumerate(titles)],
+    )
+
+
 NOTES_KEPT, CHECKLIST_KEPT = 10_000, 100  # what Things keeps of longer values
 
 
@@ -100,6 +132,8 @@ def _add(db: sqlite3.Connection, params: dict[str, str], kind: int = 0, cut: boo
         'INSERT INTO TMChecklistItem (uuid, task, title, status, "index") VALUES (?, ?, ?, 0, ?)',
         [(uuid.uuid4().hex, task, title, index) for index, title in enumerate(checklist)],
     )
+    if params.get("when"):
+        _schedule(db, task, params["when"])
 
 
 def _update(db: sqlite3.Connection, params: dict[str, str]) -> None:
@@ -118,6 +152,7 @@ def _update(db: sqlite3.Connection, params: dict[str, str]) -> None:
                 params["id"],
             ),
         )
+    _update_more(db, params)
     if "deadline" in params:
         db.execute(
             "UPDATE TMTask SET deadline = ? WHERE uuid = ?",
@@ -142,6 +177,20 @@ def _update(db: sqlite3.Connection, params: dict[str, str]) -> None:
         "UPDATE TMTask SET userModificationDate = ? WHERE uuid = ?",
         (time.time(), params["id"]),
     )
+
+
+def _update_more(db: sqlite3.Connection, params: dict[str, str]) -> None:
+    """An update's heading, schedule and checklist additions."""
+    if params.get("heading-id"):
+        db.execute(
+            "UPDATE TMTask SET heading = ?, project = NULL WHERE uuid = ?",
+            (params["heading-id"], params["id"]),
+        )
+    if params.get("when"):
+        _schedule(db, params["id"], params["when"])
+    for name, at_end in (("prepend-checklist-items", False), ("append-checklist-items", True)):
+        if params.get(name):
+            _add_checklist(db, params["id"], params[name].split("\n"), at_end)
 
 
 if __name__ == "__main__":

@@ -2,9 +2,10 @@
 
 The snapshot of an update or a completion is the to-do as it is when the agent asks; if Things
 shows it different when the person approves, the proposal is a conflict. Undo puts back what
-Things' URL scheme can set again: the title, notes, deadline and tags, and the status (a
-completed or canceled to-do or project can be opened again). A created to-do or project has no
-undo: the scheme cannot delete (cancel it instead).
+Things' URL scheme can set again: the title, notes, deadline and tags, the project, area or
+heading it was in, and the status (a completed or canceled to-do or project can be opened
+again). A created to-do or project has no undo: the scheme cannot delete (cancel it instead);
+nor have checklist items added: the scheme cannot remove one.
 """
 
 from __future__ import annotations
@@ -21,6 +22,7 @@ from fruitctl.tools.model import Args, Change, Snapshot
 
 _RESTORED = ("title", "notes", "deadline", "tags")
 _HOMES = ("project", "area")  # a move: undone by moving it back where it was
+_CHECKLIST_ADDS = ("prependChecklist", "appendChecklist")  # no undo: nothing removes an item
 _HELD_IN = {"when": "startDate"}  # where a to-do keeps what an argument sets, if not by its name
 
 
@@ -153,9 +155,13 @@ def _update_summary(args: Args, ctx: Context) -> str:
 
 def _update_inverse(args: Args, before: Snapshot, result: Any) -> dict[str, Any] | None:
     todo_id, old = _old(before)
-    if old is None or not _confirmed(result):
+    if old is None or not _confirmed(result) or any(args.get(k) for k in _CHECKLIST_ADDS):
         return None
     restore: dict[str, Any] = {"id": todo_id}
+    if args.get("heading") is not None:
+        if old.get("heading") is None:
+            return None  # it was under none: the scheme moves to a heading, not out of one
+        restore["heading"] = old["heading"]["id"]
     for key in _RESTORED:
         if key in args:
             value = old.get(key)
