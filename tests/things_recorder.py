@@ -3,9 +3,10 @@ DB LOG MODE``), it reads the URL from its standard input as fruitctl's launcher 
 (and, in ``LOG.argv``, the arguments it was run with: the URL must never be one) and, in mode
 ``apply``, does what Things would: ``add`` inserts the to-do, ``update`` (with the right auth
 token) changes it. Mode ``cut`` applies like Things does past its limits (notes cut at 10,000
-characters, checklists at 100 items); ``ignore`` records only (a Things that never acts), ``fail``
-exits 1. A mode ``@FILE`` is read from FILE at each launch (a Things whose behaviour a test
-changes between writes)."""
+characters, checklists at 100 items); ``no-reminder`` applies a ``when`` without its ``@HH:MM``,
+``without:A,B`` all but the parameters A and B; ``ignore`` records only (a Things
+that never acts), ``fail`` exits 1. A mode ``@FILE`` is read from FILE at each launch (a Things
+whose behaviour a test changes between writes)."""
 
 from __future__ import annotations
 
@@ -29,11 +30,13 @@ def main(database: str, log: str, mode: str) -> int:
         out.write(url + "\n")
     if mode == "fail":
         return 1
-    if mode not in ("apply", "cut"):
+    if mode not in ("apply", "cut", "no-reminder") and not mode.startswith("without:"):
         return 0
     parts = urlsplit(url)
     assert parts.scheme == "things" and parts.netloc == "", url
-    params = dict(parse_qsl(parts.query, keep_blank_values=True, strict_parsing=True))
+    params = _as_taken(
+        mode, dict(parse_qsl(parts.query, keep_blank_values=True, strict_parsing=True))
+    )
     with sqlite3.connect(database) as db:
         if parts.path == "/json":
             for item in json.loads(params["data"]):
@@ -54,6 +57,16 @@ def main(database: str, log: str, mode: str) -> int:
         elif parts.path in ("/update", "/update-project"):
             _update(db, params)
     return 0
+
+
+def _as_taken(mode: str, params: dict[str, str]) -> dict[str, str]:
+    """What of ``params`` the Things of ``mode`` acts on."""
+    if mode == "no-reminder" and "when" in params:  # a Things that sets the day, not the time
+        params["when"] = params["when"].partition("@")[0]
+    if mode.startswith("without:"):  # a Things that acts on all but these parameters
+        for name in mode.removeprefix("without:").split(","):
+            params.pop(name, None)
+    return params
 
 
 def _command_line() -> list[str]:
