@@ -185,7 +185,14 @@ def _update_diff(args: Args, before: Snapshot) -> list[dict[str, Any]]:
     return [row for row in rows if row]
 
 
-UPDATE_TODO = Change(_update_summary, _snapshot, _current, _update_inverse, _update_diff, _resolve)
+def _update_resolve(args: Args, ctx: Context) -> tuple[Args, list[dict[str, Any]]]:
+    ctx.things.check_update(args)  # an unknown to-do or heading, a bad when, fail when proposed
+    return args, []
+
+
+UPDATE_TODO = Change(
+    _update_summary, _snapshot, _current, _update_inverse, _update_diff, _update_resolve
+)
 
 
 # -- complete_todo ---------------------------------------------------------------------------

@@ -233,9 +233,20 @@ class ThingsService:
             heading=args.heading,
         )
 
+    def check_update(self, args: dict[str, Any]) -> None:
+        """Everything an update checks before it sends anything (the to-do, where it moves, the
+        heading, tags, dates, the checklist's length): a proposal fails when filed."""
+        backend = self._require()
+        parsed = parse_input(UpdateToDo, args, "update")
+        self._changes(backend, backend.todo(parsed.id, self._today()), parsed)
+
     def update_todo(self, args: UpdateToDo) -> dict[str, Any]:
         backend, writer = self._require(), self._writer_or_refusal()
         current = backend.todo(args.id, self._today())
+        sent = writer.update(current.id, self._changes(backend, current, args))
+        return self._first(_outcome(sent, f"'{current.title}'", self._confirm_seconds))
+
+    def _changes(self, backend: ThingsBackend, current: ToDo, args: UpdateToDo) -> ToDoChanges:
         changes: ToDoChanges = {}
         if args.title is not None:
             changes["title"] = _one_line("title", args.title)
@@ -258,8 +269,7 @@ class ThingsService:
                 "Nothing to change: give title, notes, when, deadline, tags, project, area, "
                 "heading, prependChecklist or appendChecklist."
             )
-        sent = writer.update(current.id, changes)
-        return self._first(_outcome(sent, f"'{current.title}'", self._confirm_seconds))
+        return changes
 
     def complete_todo(self, args: CompleteToDo) -> dict[str, Any]:
         backend, writer = self._require(), self._writer_or_refusal()
