@@ -39,14 +39,7 @@ def main(database: str, log: str, mode: str) -> int:
     )
     with sqlite3.connect(database) as db:
         if parts.path == "/json":
-            for item in json.loads(params["data"]):
-                assert item["type"] == "to-do", item
-                attributes = item["attributes"]
-                checklist = [
-                    c["attributes"]["title"] for c in attributes.get("checklist-items", [])
-                ]
-                given = {k: v for k, v in attributes.items() if isinstance(v, str)}
-                _add(db, {**given, "checklist-items": "\n".join(checklist)}, cut=mode == "cut")
+            _json(db, params["data"], cut=mode == "cut")
         elif parts.path == "/add":
             _add(db, params, cut=mode == "cut")
         elif parts.path == "/add-project":
@@ -67,6 +60,36 @@ def _as_taken(mode: str, params: dict[str, str]) -> dict[str, str]:
         for name in mode.removeprefix("without:").split(","):
             params.pop(name, None)
     return params
+
+
+def _json(db: sqlite3.Connection, data: str, cut: bool) -> None:
+    """The ``json`` command's to-dos and projects, in order."""
+    for item in json.loads(data):
+        if item["type"] == "project":
+            _add_project(db, item["attributes"])
+            continue
+        assert item["type"] == "to-do", item
+        attributes = item["attributes"]
+        checklist = [c["attributes"]["title"] for c in attributes.get("checklist-items", [])]
+        given = {k: v for k, v in attributes.items() if isinstance(v, str)}
+        _add(db, {**given, "checklist-items": "\n".join(checklist)}, cut=cut)
+
+
+def _add_project(db: sqlite3.Connection, attributes: dict[str, object]) -> None:
+    """A project of the ``json`` command, with its items: to-dos, then headings, in order."""
+    _add(db, {"title": str(attributes["title"]), "list-id": str(attributes.get("area-id", ""))}, 1)
+    project = db.execute("SELECT uuid FROM TMTask ORDER BY rowid DESC").fetchone()[0]
+    for index, item in enumerate(attributes.get("items", [])):  # type: ignore[arg-type]
+        title = item["attributes"]["title"]
+        if item["type"] == "to-do":
+            _add(db, {"title": title, "list-id": project})
+        else:
+            assert item["type"] == "heading", item
+            db.execute(
+                'INSERT INTO TMTask (uuid, type, status, trashed, title, project, "index", start) '
+                "VALUES (?, 2, 0, 0, ?, ?, ?, 1)",
+                (uuid.uuid4().hex, title.strip(), project, index),
+            )
 
 
 def _command_line() -> list[str]:

@@ -279,6 +279,8 @@ class NewProject:
     area_id: str | None = None
     todos: tuple[str, ...] = ()
     """Titles of to-dos to add to it."""
+    headings: tuple[str, ...] = ()
+    """Titles of (empty) headings to add to it, after its to-dos."""
 
 
 class ProjectChanges(TypedDict, total=False):

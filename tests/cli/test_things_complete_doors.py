@@ -108,6 +108,13 @@ def test_checklist_items_added_have_no_undo(app: bootstrap.App) -> None:
     assert undo.exit_code != 0 and "cannot be undone" in undo.stdout
 
 
+def test_a_project_with_headings_through_tools_call(app: bootstrap.App) -> None:
+    args = {"title": "Garden", "todos": ["Order seeds"], "headings": ["Spring", "Autumn"]}
+    made = cli_json("tools", "call", "create_project", "--args", json.dumps(args))
+    assert made["status"] == "confirmed"
+    assert [h["title"] for h in cli_json("things", "headings", "Garden")] == ["Spring", "Autumn"]
+
+
 # -- MCP -----------------------------------------------------------------------------------------
 
 

@@ -6,8 +6,11 @@ scheme to the recorder playing Things, and confirmed only when the database show
 
 from __future__ import annotations
 
+import json
+import sqlite3
 import sys
 from collections.abc import Iterator
+from contextlib import closing
 from datetime import date
 from pathlib import Path
 from typing import Any
@@ -22,6 +25,7 @@ from fruitctl import bootstrap
 from fruitctl.backends.things import ThingsDatabase
 from fruitctl.backends.things.writer import ThingsWriter
 from fruitctl.domain.actors import Actor
+from fruitctl.ports import NewProject
 
 RECORDER = str(Path(__file__).parents[2] / "things_recorder.py")
 THINGSPY = Path(__file__).parent / "thingspy"
@@ -269,6 +273,52 @@ def test_a_move_things_did_not_make_is_not_confirmed(home: Path, tmp_path: Path)
     assert done.confirmed is False
     read = ThingsDatabase(fixture.path).todo("todo-anytime", date.today())
     assert (read.title, read.heading) == ("Buy boxes!", None)
+
+
+def test_a_new_project_is_made_with_its_headings(app: bootstrap.App, tmp_path: Path) -> None:
+    """Things makes a heading only as an item of a project it creates (its ``json`` command):
+    the project, its to-dos and then its headings, confirmed when Things shows them all."""
+    made = ask(
+        app,
+        "create_project",
+        title="Garden",
+        area="Home",
+        todos=["Order seeds"],
+        headings=["Spring", "Autumn & winter"],
+    )
+    assert made["status"] == "confirmed"
+    project = made["project"]["id"]
+    found = ask(app, "list_headings", project=project)
+    assert [h["title"] for h in found] == ["Spring", "Autumn & winter"]
+    assert [t["title"] for t in ask(app, "query_todos", project="Garden")["todos"]] == [
+        "Order seeds"
+    ]
+    ((path, params),) = sent(tmp_path / "urls.log")
+    assert path == "/json"
+    (sent_project,) = json.loads(params["data"])
+    assert sent_project["attributes"]["items"] == [
+        {"type": "to-do", "attributes": {"title": "Order seeds"}},
+        {"type": "heading", "attributes": {"title": "Spring"}},
+        {"type": "heading", "attributes": {"title": "Autumn & winter"}},
+    ]
+    assert sent_project["attributes"]["area-id"] == "area-home"
+    plain = ask(app, "create_project", title="Attic", todos=["Sort"])  # no headings: add-project
+    assert plain["status"] == "confirmed" and sent(tmp_path / "urls.log")[-1][0] == "/add-project"
+
+
+def test_a_project_without_the_headings_asked_is_not_confirmed(home: Path, tmp_path: Path) -> None:
+    fixture = build(tmp_path / "container")
+    log = str(tmp_path / "u.log")
+    command = [sys.executable, RECORDER, str(fixture.path), log, "apply"]
+    writer = ThingsWriter(ThingsDatabase(fixture.path), command, 0.5)
+    with closing(sqlite3.connect(fixture.path)) as db, db:  # a Things that drops headings
+        db.execute(
+            "CREATE TRIGGER no_headings AFTER INSERT ON TMTask WHEN NEW.type = 2 "
+            "BEGIN DELETE FROM TMTask WHERE uuid = NEW.uuid; END"
+        )
+    done = writer.create_project(NewProject(title="Garden", headings=("Spring",)))
+    assert (done.confirmed, done.project) == (False, None)
+    assert "Garden" in [p.title for p in ThingsDatabase(fixture.path).projects()]
 
 
 # -- checklist items added on update -------------------------------------------------------------

@@ -137,23 +137,21 @@ class ThingsWriter:
         return self._confirmed(landed, params)
 
     def create_project(self, new: NewProject) -> SentProject:
+        """``add-project``; with headings, Things' ``json`` command (the only one that makes a
+        heading: as an item of a project it creates)."""
         self._require()
-        params: dict[str, Value | Secret] = {
-            "title": new.title,
-            "notes": new.notes,
-            "when": new.when,
-            "deadline": None if new.deadline is None else new.deadline.isoformat(),
-            "tags": new.tags or None,
-            "area-id": new.area_id,
-            "to-dos": new.todos or None,
-        }
+        command, params = _project_params(new)
         before = {p.id for p in self._db.projects()}
-        self._launch("add-project", params, adds=1 + len(new.todos))
+        self._launch(command, params, adds=1 + len(new.todos) + len(new.headings))
         seen: list[Project] = []
 
         def landed() -> bool:
             seen[:] = [
-                p for p in self._db.projects() if p.id not in before and p.title == new.title
+                p
+                for p in self._db.projects()
+                if p.id not in before
+                and p.title == new.title
+                and [h.title for h in self._db.headings(p.id)] == [*map(str.strip, new.headings)]
             ]
             return bool(seen)
 
@@ -383,6 +381,26 @@ def _scheduled(todo: ToDo, when: str, today: date) -> bool:
     if when == "anytime":
         return todo.view in ("anytime", "today") and todo.startDate is None
     return todo.startDate == when
+
+
+def _project_params(new: NewProject) -> tuple[Command, dict[str, Value | Secret]]:
+    given: dict[str, Value | Secret] = {
+        "title": new.title,
+        "notes": new.notes,
+        "when": new.when,
+        "deadline": None if new.deadline is None else new.deadline.isoformat(),
+        "tags": new.tags or None,
+        "area-id": new.area_id,
+    }
+    if not new.headings:
+        return "add-project", {**given, "to-dos": new.todos or None}
+    items = [{"type": "to-do", "attributes": {"title": t}} for t in new.todos]
+    items += [{"type": "heading", "attributes": {"title": h}} for h in new.headings]
+    attributes = {k: v for k, v in given.items() if v is not None}
+    if new.tags:
+        attributes["tags"] = list(new.tags)
+    project = {"type": "project", "attributes": {**attributes, "items": items}}
+    return "json", {"data": json.dumps([project], ensure_ascii=False)}
 
 
 def _add_params(new: NewToDo) -> dict[str, Value | Secret]:

@@ -259,8 +259,12 @@ def _project_current(before: Snapshot, ctx: Context) -> Snapshot:
 
 def _new_project_summary(args: Args, ctx: Context) -> str:
     where = f" in {args['area']}" if args.get("area") else ""
-    todos = f" with {counted(len(args['todos']), 'to-do')}" if args.get("todos") else ""
-    return f"Add project '{args['title']}'{where}{todos} to Things"
+    parts = [counted(len(args[key]), noun) for key, noun in _ITEMS if args.get(key)]
+    items = f" with {' and '.join(parts)}" if parts else ""
+    return f"Add project '{args['title']}'{where}{items} to Things"
+
+
+_ITEMS = (("todos", "to-do"), ("headings", "heading"))
 
 
 def _new_project_resolve(args: Args, ctx: Context) -> tuple[Args, list[dict[str, Any]]]:

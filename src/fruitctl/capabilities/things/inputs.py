@@ -108,6 +108,12 @@ class CreateProject(Input):
         max_length=CHECKLIST_MAX,  # one URL, like a checklist
         description="Titles of to-dos to add to it",
     )
+    headings: list[ShortLine] = Field(
+        default_factory=list,
+        max_length=CHECKLIST_MAX,  # one URL, like a checklist
+        description="Titles of headings to add to it, after its to-dos (Things makes headings "
+        "only with a new project)",
+    )
 
 
 class UpdateProject(Input):

@@ -207,6 +207,7 @@ class ThingsService:
             tags=_tags(backend, args.tags),
             area_id=self._home(backend, None, args.area),
             todos=tuple(_one_line("todos", title) for title in args.todos),
+            headings=tuple(_one_line("headings", title) for title in args.headings),
         )
 
     def _sorted(
