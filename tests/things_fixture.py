@@ -17,7 +17,8 @@ CREATE TABLE TMTask (uuid TEXT PRIMARY KEY, type INTEGER, status INTEGER, trashe
   title TEXT, notes TEXT, start INTEGER, startDate INTEGER, deadline INTEGER, stopDate REAL,
   creationDate REAL, userModificationDate REAL, area TEXT, project TEXT, heading TEXT,
   "index" INTEGER, todayIndex INTEGER, rt1_recurrenceRule BLOB, rt1_repeatingTemplate TEXT,
-  checklistItemsCount INTEGER, openChecklistItemsCount INTEGER, deadlineSuppressionDate INTEGER);
+  checklistItemsCount INTEGER, openChecklistItemsCount INTEGER, deadlineSuppressionDate INTEGER,
+  reminderTime INTEGER);
 CREATE TABLE TMArea (uuid TEXT PRIMARY KEY, title TEXT, visible INTEGER, "index" INTEGER);
 CREATE TABLE TMTag (uuid TEXT PRIMARY KEY, title TEXT, shortcut TEXT, usedDate REAL,
   parent TEXT, "index" INTEGER);
@@ -35,6 +36,11 @@ AUTH_TOKEN = "secret-things-token"
 def packed(day: date) -> int:
     """Written here from the documented layout, not with the code under test."""
     return day.year * 65536 + day.month * 4096 + day.day * 128
+
+
+def reminder(hour: int, minute: int) -> int:
+    """A reminder time as Things keeps it (things.py: hours in bits 26-30, minutes in 20-25)."""
+    return hour * 2**26 + minute * 2**20
 
 
 def stamp(day: date, hour: int = 9) -> float:
@@ -105,7 +111,14 @@ def build(folder: Path) -> ThingsFixture:
     t("head-old", "Old heading", type=2, project="proj-old")
     # To-dos, one per place the app shows them.
     t("todo-inbox", "Sort the post", start=0, notes="from the hall")
-    t("todo-today", "Call the bank", startDate=packed(TODAY), todayIndex=1, area="area-work")
+    t(
+        "todo-today",
+        "Call the bank",
+        startDate=packed(TODAY),
+        todayIndex=1,
+        area="area-work",
+        reminderTime=reminder(18, 5),
+    )
     t("todo-yellow", "Water plants", start=2, startDate=packed(TODAY - day), todayIndex=2)
     t("todo-overdue", "File taxes", deadline=packed(TODAY - day))
     t(
@@ -117,6 +130,7 @@ def build(folder: Path) -> ThingsFixture:
     )
     t("todo-anytime", "Buy boxes", project="proj-move", **{"index": 1})
     t("todo-heading", "Pack books", heading="head-pack", **{"index": 2})
+    t("head-clean", "Cleaning", type=2, project="proj-move", **{"index": 1})
     t("todo-someday", "Learn Italian", start=2)
     t("todo-done", "Renew passport", status=3, stopDate=stamp(TODAY - day, 15))
     t("todo-canceled", "Book hotel", status=2, stopDate=stamp(TODAY - 2 * day, 15))

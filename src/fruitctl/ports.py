@@ -10,7 +10,7 @@ from typing import Any, Literal, Protocol, TypedDict, runtime_checkable
 from fruitctl.domain.calendar import Calendar, Event
 from fruitctl.domain.query import Query
 from fruitctl.domain.reminders import Reminder, ReminderList, Status
-from fruitctl.domain.things import Area, Project, Tag, ThingsView, ToDo
+from fruitctl.domain.things import Area, Heading, Project, Tag, ThingsView, ToDo
 
 PermissionStatus = Literal["authorized", "denied", "not_determined", "restricted"]
 FetchOrder = Literal["newest", "oldest", "priority", "dueDate", "open"]
@@ -231,7 +231,7 @@ class NewToDo:
     title: str
     notes: str | None = None
     when: str | None = None
-    """A word of ``domain.things.WHEN_WORDS`` or YYYY-MM-DD."""
+    """A word of ``domain.things.WHEN_WORDS`` or YYYY-MM-DD, either maybe with ``@HH:MM``."""
     deadline: date | None = None
     tags: tuple[str, ...] = ()
     checklist: tuple[str, ...] = ()
@@ -249,6 +249,11 @@ class ToDoChanges(TypedDict, total=False):
     tags: tuple[str, ...]
     list_id: str
     """Move it to this project or area."""
+    heading_id: str
+    """Move it under this heading (of its project, or of the one ``list_id`` names)."""
+    prepend_checklist: tuple[str, ...]
+    append_checklist: tuple[str, ...]
+    """Checklist items added before / after those it has."""
     status: str
     """``completed``, ``canceled`` or ``open``."""
 
@@ -274,6 +279,8 @@ class NewProject:
     area_id: str | None = None
     todos: tuple[str, ...] = ()
     """Titles of to-dos to add to it."""
+    headings: tuple[str, ...] = ()
+    """Titles of (empty) headings to add to it, after its to-dos."""
 
 
 class ProjectChanges(TypedDict, total=False):
@@ -319,9 +326,12 @@ class ThingsWrites(Protocol):
 class ThingsBackend(Protocol):
     """Where Things to-dos live. It raises ``fruitctl.domain.errors`` errors, never foreign ones."""
 
-    def todos(self, today: date, view: ThingsView | None = None) -> list[ToDo]:
+    def todos(
+        self, today: date, view: ThingsView | None = None, search: str | None = None
+    ) -> list[ToDo]:
         """Every to-do outside the Trash (of one view, in the app's order, when ``view`` is
-        given); ``today`` decides what the app would show in Today and Upcoming."""
+        given; whose title or notes contain ``search``, any case, when it is given); ``today``
+        decides what the app would show in Today and Upcoming."""
         ...
 
     def todo(self, todo_id: str, today: date) -> ToDo:
@@ -332,6 +342,11 @@ class ThingsBackend(Protocol):
 
     def project(self, project_id: str) -> Project:
         """One project outside the Trash, or ``NotFound``."""
+        ...
+
+    def headings(self, project_id: str) -> list[Heading]:
+        """A project's headings outside the Trash, in the app's order; ``NotFound`` for an
+        unknown project."""
         ...
 
     def areas(self) -> list[Area]: ...

@@ -83,6 +83,7 @@ def _reads_and_writes(home: Path, app: bootstrap.App) -> list[tuple[str, dict[st
         ("query_todos", {"view": "today"}),
         ("get_todo", {"id": "todo-anytime"}),
         ("list_projects", {}),
+        ("list_headings", {"project": "Move house"}),
         ("list_areas", {}),
         ("list_tags", {}),
         ("create_todo", {"title": "Buy stamps"}),

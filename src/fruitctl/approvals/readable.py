@@ -35,7 +35,7 @@ DATE_FIELDS = frozenset(
         "when",
     }
 )
-CONTAINERS = frozenset({"list", "calendar", "project", "area"})
+CONTAINERS = frozenset({"list", "calendar", "project", "area", "heading"})
 # A value a new item would have anyway: showing "flagged: false" as a change is noise.
 EMPTY: tuple[Any, ...] = (None, "", [], {}, False, "none")
 

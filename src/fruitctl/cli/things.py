@@ -7,9 +7,15 @@ from typing import Annotated, Any
 import typer
 from rich.text import Text
 
-from fruitctl.capabilities.things.inputs import CompleteToDo, CreateToDo, QueryToDos, UpdateToDo
+from fruitctl.capabilities.things.inputs import (
+    CompleteToDo,
+    CreateToDo,
+    ListHeadings,
+    QueryToDos,
+    UpdateToDo,
+)
 from fruitctl.cli.app import JsonOption, client
-from fruitctl.cli.fields import option
+from fruitctl.cli.fields import help_of, option
 from fruitctl.cli.output import is_pending, out, run, show_pending, show_table
 from fruitctl.domain.errors import Unsupported
 from fruitctl.domain.things import ThingsView
@@ -27,11 +33,12 @@ def list_command(
     project: str | None = option(QueryToDos, "project"),
     area: str | None = option(QueryToDos, "area"),
     tag: str | None = option(QueryToDos, "tag"),
+    search: str | None = option(QueryToDos, "search"),
     limit: int = option(QueryToDos, "limit"),
     as_json: JsonOption = False,
 ) -> None:
     """To-dos as the Things app shows them."""
-    given = {"view": view, "project": project, "area": area, "tag": tag}
+    given = {"view": view, "project": project, "area": area, "tag": tag, "search": search}
     args: dict[str, Any] = {"limit": limit, **{k: v for k, v in given.items() if v is not None}}
     run(as_json, lambda: client(as_json).call("query_todos", args), _show_todos)
 
@@ -53,6 +60,20 @@ def projects_command(as_json: JsonOption = False) -> None:
         as_json,
         lambda: client(as_json).call("list_projects", {}),
         lambda rows: _table(rows, columns, empty="No projects."),
+    )
+
+
+@things_app.command("headings")
+def headings_command(
+    project: Annotated[str, typer.Argument(help=help_of(ListHeadings.model_fields["project"]))],
+    as_json: JsonOption = False,
+) -> None:
+    """A project's headings, in the app's order, with their open to-dos."""
+    columns = (("TITLE", "title"), ("OPEN", "openCount"), ("ID", "id"))
+    run(
+        as_json,
+        lambda: client(as_json).call("list_headings", {"project": project}),
+        lambda rows: _table(rows, columns, empty="No headings."),
     )
 
 
@@ -117,6 +138,13 @@ def update_command(
     tag: list[str] | None = option(UpdateToDo, "tags", "--tag", also="Repeat for each."),
     project: str | None = option(UpdateToDo, "project"),
     area: str | None = option(UpdateToDo, "area"),
+    heading: str | None = option(UpdateToDo, "heading"),
+    prepend: list[str] | None = option(
+        UpdateToDo, "prependChecklist", "--prepend-checklist", also="Repeat for more."
+    ),
+    append: list[str] | None = option(
+        UpdateToDo, "appendChecklist", "--append-checklist", also="Repeat for more."
+    ),
     as_json: JsonOption = False,
 ) -> None:
     """Change a to-do; only the options given change."""
@@ -128,6 +156,9 @@ def update_command(
         "tags": tag,
         "project": project,
         "area": area,
+        "heading": heading,
+        "prependChecklist": prepend,
+        "appendChecklist": append,
     }
     args = {"id": todo_id, **{k: v for k, v in given.items() if v is not None}}
     run(as_json, lambda: written(client(as_json).call("update_todo", args)), _show_written)
@@ -211,6 +242,7 @@ def _show_todo(todo: dict[str, Any]) -> None:
         ("status", todo["status"]),
         ("view", todo["view"] or "trash"),
         ("when", todo["startDate"]),
+        ("reminder", todo["reminderTime"]),
         ("deadline", todo["deadline"]),
         ("project", (todo["project"] or {}).get("title")),
         ("heading", (todo["heading"] or {}).get("title")),

@@ -98,6 +98,24 @@ class InvalidParams(FruitctlError):
         return cls("Nothing to change: give at least one option (see --help).")
 
     @classmethod
+    def heading_without_project(cls, title: str) -> Self:
+        """A Things to-do moved under a heading while it is in no project."""
+        return cls(
+            f"To-do '{title}' is in no project, so it has no headings to go under: give "
+            "'project' too (list_headings shows a project's headings).",
+            field="heading",
+        )
+
+    @classmethod
+    def checklist_too_long(cls, held: int, added: int, most: int) -> Self:
+        """Things keeps at most ``most`` checklist items of a to-do and drops the rest."""
+        return cls(
+            f"The checklist would hold {held + added} items ({held} now, {added} added); Things "
+            f"keeps at most {most}: add fewer.",
+            field="appendChecklist",
+        )
+
+    @classmethod
     def end_before_start(cls) -> Self:
         return cls("'endAt' must be after 'startAt'.", field="endAt")
 

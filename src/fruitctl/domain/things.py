@@ -19,8 +19,16 @@ ToDoStatus = Literal["open", "completed", "canceled"]
 WhenWord = Literal["today", "tomorrow", "evening", "anytime", "someday"]
 """What Things schedules a to-do or project by (its URL scheme's ``when``), besides a date."""
 WHEN_WORDS: tuple[WhenWord, ...] = get_args(WhenWord)
-WHEN = f"{', '.join(WHEN_WORDS)}, or a date YYYY-MM-DD"
+REMINDER_DAYS = ("today", "tomorrow")
+"""The words Things takes before ``@HH:MM`` (its "date time string"), besides a date."""
+WHEN = (
+    f"{', '.join(WHEN_WORDS)}, or a date YYYY-MM-DD; today, tomorrow or a date followed by "
+    "@HH:MM (24-hour) also sets a reminder at that time, e.g. today@18:00"
+)
 """The whole vocabulary of ``when``, in words: every description, help and error says this."""
+# Things keeps a to-do's reminder as ``hour << 26 | minute << 20`` in ``reminderTime`` (things.py
+# ``convert_thingstime_sql_expression_to_isotime``: masks 2080374784 and 66060288).
+HOUR_SHIFT, MINUTE_SHIFT, HOUR_MASK, MINUTE_MASK = 26, 20, 0b11111, 0b111111
 
 
 def unpack_date(packed: int | None) -> date | None:
@@ -32,6 +40,14 @@ def unpack_date(packed: int | None) -> date | None:
 
 def pack_date(day: date) -> int:
     return day.year << 16 | day.month << 12 | day.day << 7
+
+
+def unpack_time(packed: int | None) -> str | None:
+    """``HH:MM`` of a packed Things reminder time (``None`` or 0: no reminder)."""
+    if not packed:
+        return None
+    hour, minute = (packed >> HOUR_SHIFT) & HOUR_MASK, (packed >> MINUTE_SHIFT) & MINUTE_MASK
+    return f"{hour:02d}:{minute:02d}"
 
 
 class Ref(BaseModel):
@@ -73,6 +89,9 @@ class ToDo(BaseModel):
     view: ThingsView | None = None
     """Where the Things app shows it now; ``None`` for a to-do in the Trash."""
     startDate: str | None = None
+    reminderTime: str | None = None
+    """``HH:MM``, local time on ``startDate``, when Things reminds of it (``when`` with
+    ``@HH:MM``); ``None`` without a reminder."""
     deadline: str | None = None
     tags: tuple[str, ...] = ()
     project: Ref | None = None
@@ -109,6 +128,20 @@ class Project(BaseModel):
 
     def to_wire(self) -> dict[str, Any]:
         return {**self.model_dump(), "tags": list(self.tags)}
+
+
+class Heading(BaseModel):
+    """A heading in a project: a title its to-dos are grouped under."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    id: str
+    title: str
+    project: Ref
+    openCount: int = 0
+
+    def to_wire(self) -> dict[str, Any]:
+        return self.model_dump()
 
 
 class Area(BaseModel):

@@ -29,7 +29,9 @@ RECORDER = str(Path(__file__).parents[2] / "things_recorder.py")
 class NoWholeReads(ThingsDatabase):
     """The real database, refusing the read of a whole library a poll must not make."""
 
-    def todos(self, today: date, view: ThingsView | None = None) -> list[ToDo]:
+    def todos(
+        self, today: date, view: ThingsView | None = None, search: str | None = None
+    ) -> list[ToDo]:
         raise AssertionError("a poll read every to-do of the library")
 
 

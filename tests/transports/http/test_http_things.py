@@ -103,3 +103,26 @@ def test_the_page_says_when_an_approved_write_was_not_confirmed(
         assert "Approved and sent, but not confirmed" in browser.get(done.headers["location"]).text
     finally:
         silent.close()
+
+
+def test_search_headings_a_reminder_and_checklist_items(admin: Client, agent: Client) -> None:
+    """Issue 30's Things items: search, a project's headings, a move under one with a reminder
+    set, and checklist items added (an agent's: a proposal)."""
+    found = agent.get("/things/todos", params={"search": "hall"})
+    assert found.status_code == 200 and [t["id"] for t in found.json()["todos"]] == ["todo-inbox"]
+    headings = agent.get("/things/projects/Move house/headings")
+    assert [h["id"] for h in headings.json()] == ["head-pack", "head-clean"]
+    assert agent.get("/things/projects/Garden/headings").status_code == 404
+    changed = admin.patch(
+        "/things/todos/todo-inbox",
+        json={"project": "Move house", "heading": "Packing", "when": "2031-12-01@07:45"},
+    )
+    assert changed.status_code == 200, changed.text
+    todo = changed.json()["todo"]
+    assert (todo["heading"]["id"], todo["startDate"], todo["reminderTime"]) == (
+        "head-pack",
+        "2031-12-01",
+        "07:45",
+    )
+    proposed = agent.patch("/things/todos/todo-today", json={"appendChecklist": ["Card number"]})
+    assert proposed.status_code == 202, proposed.text

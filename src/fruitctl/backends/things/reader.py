@@ -27,6 +27,7 @@ from fruitctl.backends.things.rows import (
     CANCELED,
     COMPLETED,
     STATUSES,
+    TYPE_HEADING,
     TYPE_PROJECT,
     TYPE_TODO,
     Rows,
@@ -49,7 +50,9 @@ from fruitctl.domain.errors import (
 )
 from fruitctl.domain.things import (
     Area,
+    Heading,
     Project,
+    Ref,
     Tag,
     ThingsView,
     ToDo,
@@ -73,7 +76,7 @@ _TASK_COLUMNS = """
 t.uuid, t.title, t.notes, t.status, t.start, t.startDate, t.deadline, t.stopDate,
 t.creationDate, t.userModificationDate, t.area, COALESCE(t.project, h.project), t.heading,
 t."index", t.todayIndex, p.area, {suppressed}, t.rt1_repeatingTemplate, p.start, p.startDate,
-{bucket}
+{bucket}, {reminder}
 """
 # A superset of each view's to-dos, in SQL, so only those rows are read in full ("?" = today); a
 # project not yet started (``p.start = 2``) keeps its to-dos in Someday or Upcoming.
@@ -99,6 +102,10 @@ VIEW_SQL: dict[str, tuple[str, tuple[str, ...]]] = {
 # Not in every version: read where they exist.
 SUPPRESSED = "deadlineSuppressionDate"
 BUCKET = "startBucket"  # 1: in Today's "This Evening"
+REMINDER = "reminderTime"  # packed HH:MM (``domain.things.unpack_time``); not before Things 3.15
+# A search matches title or notes, any case (Unicode's, not SQLite's ASCII-only LIKE), in SQL:
+# ``fold`` is Python's casefold registered on the connection, the pattern a parameter.
+SEARCH = "AND (fold(t.title) LIKE ? ESCAPE '\\' OR fold(t.notes) LIKE ? ESCAPE '\\')"
 
 
 def _task_columns(db: sqlite3.Connection) -> str:
@@ -106,7 +113,18 @@ def _task_columns(db: sqlite3.Connection) -> str:
     return _TASK_COLUMNS.format(
         suppressed=f"t.{SUPPRESSED}" if SUPPRESSED in have else "NULL",
         bucket=f"t.{BUCKET}" if BUCKET in have else "0",
+        reminder=f"t.{REMINDER}" if REMINDER in have else "NULL",
     )
+
+
+def _fold(text: str | None) -> str | None:
+    return None if text is None else text.casefold()
+
+
+def _pattern(text: str) -> str:
+    """A LIKE pattern matching ``text`` anywhere, its own ``%``, ``_`` and ``\\`` literal."""
+    escaped = text.casefold().replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_")
+    return f"%{escaped}%"
 
 
 class ThingsDatabase:
@@ -119,15 +137,21 @@ class ThingsDatabase:
 
     # -- reads -----------------------------------------------------------------------------------
 
-    def todos(self, today: date, view: ThingsView | None = None) -> list[ToDo]:
-        """Every to-do outside the Trash, in the order the app shows ``view`` (all when None)."""
+    def todos(
+        self, today: date, view: ThingsView | None = None, search: str | None = None
+    ) -> list[ToDo]:
+        """Every to-do outside the Trash, in the order the app shows ``view`` (all when None);
+        with ``search``, only those whose title or notes contain it (any case)."""
         now = pack_date(today)
         narrow, params = VIEW_SQL.get(view, ("", ())) if view else ("", ())
+        found: tuple[str, ...] = (_pattern(search),) * 2 if search else ()
         with self._connection() as db:
+            db.create_function("fold", 1, _fold, deterministic=True)
             columns = _task_columns(db)
             rows = db.execute(
-                f'SELECT {columns} {_VISIBLE} AND t.type = ? {narrow} ORDER BY t."index"',
-                (TYPE_TODO, *(now for _ in params)),
+                f"SELECT {columns} {_VISIBLE} AND t.type = ? {narrow} "
+                f'{SEARCH if search else ""} ORDER BY t."index"',
+                (TYPE_TODO, *(now for _ in params), *found),
             ).fetchall()
             if view is not None:  # the SQL narrows; the app's rule (``view_of``) decides
                 rows = [r for r in rows if view_of(*view_columns(r), today) == view]
@@ -205,6 +229,22 @@ class ThingsDatabase:
                 count,
             ) in rows
         ]
+
+    def headings(self, project_id: str) -> list[Heading]:
+        """The headings of a project outside the Trash, in the app's order, each with its open
+        to-dos counted; ``NotFound`` for a project that is not there."""
+        project = self.project(project_id)
+        with self._connection() as db:
+            rows = db.execute(
+                "SELECT h.uuid, h.title, (SELECT COUNT(*) FROM TMTask c WHERE c.heading = h.uuid "
+                f" AND c.type = {TYPE_TODO} AND c.status = 0 AND c.trashed = 0 "
+                f" AND c.{RULE} IS NULL) "
+                f"FROM TMTask h WHERE h.type = {TYPE_HEADING} AND h.trashed = 0 "
+                'AND h.project = ? ORDER BY h."index"',
+                (project.id,),
+            ).fetchall()
+        home = Ref(id=project.id, title=project.title)
+        return [Heading(id=u, title=t or "", project=home, openCount=n) for u, t, n in rows]
 
     def areas(self) -> list[Area]:
         with self._connection() as db:

@@ -20,6 +20,7 @@ from fruitctl.domain.things import (
     ToDoStatus,
     pack_date,
     unpack_date,
+    unpack_time,
 )
 
 TYPE_TODO, TYPE_PROJECT, TYPE_HEADING = 0, 1, 2  # TMTask.type
@@ -56,6 +57,7 @@ class Rows:
             status=STATUSES.get(status, "open"),
             view=view_of(*view_columns(row), today),
             startDate=day(start_date),
+            reminderTime=unpack_time(row[REMINDER]),
             deadline=day(deadline),
             tags=tuple(self.tags.get(uuid, ())),
             project=ref(project, self.tasks),
@@ -72,7 +74,15 @@ class Rows:
 
 
 # Where a task row (``_TASK_COLUMNS`` in ``reader.py``) keeps what ordering and views read.
-STOP, TODAY_INDEX, TEMPLATE, PROJECT_START, PROJECT_DATE, EVENING = 7, 14, 17, 18, 19, 20
+STOP, TODAY_INDEX, TEMPLATE, PROJECT_START, PROJECT_DATE, EVENING, REMINDER = (
+    7,
+    14,
+    17,
+    18,
+    19,
+    20,
+    21,
+)
 
 
 def view_columns(

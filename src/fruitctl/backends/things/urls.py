@@ -35,7 +35,9 @@ def things_url(command: Command, params: Mapping[str, Value | Secret]) -> str:
     return f"things:///{command}?{urlencode(pairs, quote_via=quote, safe='')}"
 
 
-NEWLINE_LISTS = frozenset({"checklist-items", "to-dos", "titles"})
+NEWLINE_LISTS = frozenset(
+    {"checklist-items", "prepend-checklist-items", "append-checklist-items", "to-dos", "titles"}
+)
 
 
 def _text(name: str, value: Value | Secret) -> str:

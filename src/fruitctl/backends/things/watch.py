@@ -19,12 +19,16 @@ def same(held: str | None, asked: str | None) -> bool:
 
 
 def holds(todo: ToDo, new: NewToDo) -> bool:
-    """Whether ``todo`` is ``new`` as asked: its title, notes, checklist and list. Things trims
+    """Whether ``todo`` is ``new`` as asked: its title, notes, checklist, reminder (a ``when``
+    with ``@HH:MM``) and list. Things trims
     a title and notes of surrounding blanks; anything else it changed (notes or a checklist cut
     at its limits) means the write did not land as asked."""
     if not same(todo.title, new.title) or not same(todo.notes, new.notes):
         return False
     if [item.title for item in todo.checklist] != [item.strip() for item in new.checklist]:
+        return False
+    reminder = (new.when or "").partition("@")[2]
+    if reminder and todo.reminderTime != reminder:
         return False
     if new.list_id is None:
         return True

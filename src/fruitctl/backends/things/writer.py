@@ -123,34 +123,35 @@ class ThingsWriter:
         self._require()
         params = self._update_params(todo_id, changes)
         stamp = self._db.modified_at(todo_id)
+        checklist = _checklist_after(self._db.todo(todo_id, self._today()), changes)
         self._launch("update", params)
 
         def landed() -> ToDo | None:
             if not moved(stamp, self._db.modified_at(todo_id)):
                 return None  # Things has not written it since: its values prove nothing
             todo = self._db.todo(todo_id, self._today())
+            if checklist is not None and [i.title for i in todo.checklist] != checklist:
+                return None
             return todo if _matches(todo, changes, self._today()) else None
 
         return self._confirmed(landed, params)
 
     def create_project(self, new: NewProject) -> SentProject:
+        """``add-project``; with headings, Things' ``json`` command (the only one that makes a
+        heading: as an item of a project it creates)."""
         self._require()
-        params: dict[str, Value | Secret] = {
-            "title": new.title,
-            "notes": new.notes,
-            "when": new.when,
-            "deadline": None if new.deadline is None else new.deadline.isoformat(),
-            "tags": new.tags or None,
-            "area-id": new.area_id,
-            "to-dos": new.todos or None,
-        }
+        command, params = _project_params(new)
         before = {p.id for p in self._db.projects()}
-        self._launch("add-project", params, adds=1 + len(new.todos))
+        self._launch(command, params, adds=1 + len(new.todos) + len(new.headings))
         seen: list[Project] = []
 
         def landed() -> bool:
             seen[:] = [
-                p for p in self._db.projects() if p.id not in before and p.title == new.title
+                p
+                for p in self._db.projects()
+                if p.id not in before
+                and p.title == new.title
+                and [h.title for h in self._db.headings(p.id)] == [*map(str.strip, new.headings)]
             ]
             return bool(seen)
 
@@ -189,8 +190,7 @@ class ThingsWriter:
         if "deadline" in given:
             deadline = given["deadline"]
             params["deadline"] = "" if deadline is None else str(deadline)
-        if "list_id" in given:
-            params["list-id"] = str(given["list_id"])
+        params.update(_placing(given))
         tags = given.get("tags")
         if isinstance(tags, tuple | list):
             params["tags"] = [str(tag) for tag in tags]
@@ -279,7 +279,12 @@ def _quietly(done: Callable[[], bool]) -> bool:
         return False
 
 
-FIELDS = {"checklist-items": "checklist", "to-dos": "todos"}  # URL parameter -> the tools' field
+FIELDS = {
+    "checklist-items": "checklist",
+    "to-dos": "todos",
+    "prepend-checklist-items": "prependChecklist",
+    "append-checklist-items": "appendChecklist",
+}  # URL parameter -> the tools' field
 
 
 def _longest(params: dict[str, Value | Secret]) -> str:
@@ -329,11 +334,45 @@ def _matches(todo: ToDo, changes: ToDoChanges, today: date) -> bool:
         "when" not in changes or _scheduled(todo, changes["when"], today),
         "list_id" not in changes
         or changes["list_id"] in {ref.id for ref in (todo.project, todo.area) if ref is not None},
+        "heading_id" not in changes
+        or (todo.heading is not None and todo.heading.id == changes["heading_id"]),
     ]
     return all(checks)
 
 
+def _placing(given: dict[str, object]) -> dict[str, Value | Secret]:
+    """An update's moves (to a project or area, under a heading) and checklist additions."""
+    params: dict[str, Value | Secret] = {}
+    for name, param in (("list_id", "list-id"), ("heading_id", "heading-id")):
+        if name in given:
+            params[param] = str(given[name])
+    for name, param in CHECKLIST_ADDS.items():
+        items = given.get(name)
+        if isinstance(items, tuple | list):
+            params[param] = [str(item) for item in items]
+    return params
+
+
+CHECKLIST_ADDS = {
+    "prepend_checklist": "prepend-checklist-items",
+    "append_checklist": "append-checklist-items",
+}
+
+
+def _checklist_after(before: ToDo, changes: ToDoChanges) -> list[str] | None:
+    """The checklist titles an update adding items leaves (Things trims each), or ``None``."""
+    if "prepend_checklist" not in changes and "append_checklist" not in changes:
+        return None
+    added = [*changes.get("prepend_checklist", ()), None, *changes.get("append_checklist", ())]
+    held = [item.title for item in before.checklist]
+    return [t for item in added for t in ([item.strip()] if item is not None else held)]
+
+
 def _scheduled(todo: ToDo, when: str, today: date) -> bool:
+    """Whether ``todo`` is scheduled as ``when`` asks, its reminder too (``…@HH:MM``)."""
+    when, _, time = when.partition("@")
+    if time and todo.reminderTime != time:
+        return False  # a date without a time says nothing of a reminder Things may keep
     days = {"today": today, "evening": today, "tomorrow": today + timedelta(days=1)}
     if when in days:
         return todo.startDate == days[when].isoformat()
@@ -342,6 +381,26 @@ def _scheduled(todo: ToDo, when: str, today: date) -> bool:
     if when == "anytime":
         return todo.view in ("anytime", "today") and todo.startDate is None
     return todo.startDate == when
+
+
+def _project_params(new: NewProject) -> tuple[Command, dict[str, Value | Secret]]:
+    given: dict[str, Value | Secret] = {
+        "title": new.title,
+        "notes": new.notes,
+        "when": new.when,
+        "deadline": None if new.deadline is None else new.deadline.isoformat(),
+        "tags": new.tags or None,
+        "area-id": new.area_id,
+    }
+    if not new.headings:
+        return "add-project", {**given, "to-dos": new.todos or None}
+    items = [{"type": "to-do", "attributes": {"title": t}} for t in new.todos]
+    items += [{"type": "heading", "attributes": {"title": h}} for h in new.headings]
+    attributes = {k: v for k, v in given.items() if v is not None}
+    if new.tags:
+        attributes["tags"] = list(new.tags)
+    project = {"type": "project", "attributes": {**attributes, "items": items}}
+    return "json", {"data": json.dumps([project], ensure_ascii=False)}
 
 
 def _add_params(new: NewToDo) -> dict[str, Value | Secret]:

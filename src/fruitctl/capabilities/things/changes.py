@@ -2,9 +2,10 @@
 
 The snapshot of an update or a completion is the to-do as it is when the agent asks; if Things
 shows it different when the person approves, the proposal is a conflict. Undo puts back what
-Things' URL scheme can set again: the title, notes, deadline and tags, and the status (a
-completed or canceled to-do or project can be opened again). A created to-do or project has no
-undo: the scheme cannot delete (cancel it instead).
+Things' URL scheme can set again: the title, notes, deadline and tags, the project, area or
+heading it was in, and the status (a completed or canceled to-do or project can be opened
+again). A created to-do or project has no undo: the scheme cannot delete (cancel it instead);
+nor have checklist items added: the scheme cannot remove one.
 """
 
 from __future__ import annotations
@@ -21,6 +22,7 @@ from fruitctl.tools.model import Args, Change, Snapshot
 
 _RESTORED = ("title", "notes", "deadline", "tags")
 _HOMES = ("project", "area")  # a move: undone by moving it back where it was
+_CHECKLIST_ADDS = ("prependChecklist", "appendChecklist")  # no undo: nothing removes an item
 _HELD_IN = {"when": "startDate"}  # where a to-do keeps what an argument sets, if not by its name
 
 
@@ -153,9 +155,13 @@ def _update_summary(args: Args, ctx: Context) -> str:
 
 def _update_inverse(args: Args, before: Snapshot, result: Any) -> dict[str, Any] | None:
     todo_id, old = _old(before)
-    if old is None or not _confirmed(result):
+    if old is None or not _confirmed(result) or any(args.get(k) for k in _CHECKLIST_ADDS):
         return None
     restore: dict[str, Any] = {"id": todo_id}
+    if args.get("heading") is not None:
+        if old.get("heading") is None:
+            return None  # it was under none: the scheme moves to a heading, not out of one
+        restore["heading"] = old["heading"]["id"]
     for key in _RESTORED:
         if key in args:
             value = old.get(key)
@@ -179,7 +185,14 @@ def _update_diff(args: Args, before: Snapshot) -> list[dict[str, Any]]:
     return [row for row in rows if row]
 
 
-UPDATE_TODO = Change(_update_summary, _snapshot, _current, _update_inverse, _update_diff, _resolve)
+def _update_resolve(args: Args, ctx: Context) -> tuple[Args, list[dict[str, Any]]]:
+    ctx.things.check_update(args)  # an unknown to-do or heading, a bad when, fail when proposed
+    return args, []
+
+
+UPDATE_TODO = Change(
+    _update_summary, _snapshot, _current, _update_inverse, _update_diff, _update_resolve
+)
 
 
 # -- complete_todo ---------------------------------------------------------------------------
@@ -246,8 +259,12 @@ def _project_current(before: Snapshot, ctx: Context) -> Snapshot:
 
 def _new_project_summary(args: Args, ctx: Context) -> str:
     where = f" in {args['area']}" if args.get("area") else ""
-    todos = f" with {counted(len(args['todos']), 'to-do')}" if args.get("todos") else ""
-    return f"Add project '{args['title']}'{where}{todos} to Things"
+    parts = [counted(len(args[key]), noun) for key, noun in _ITEMS if args.get(key)]
+    items = f" with {' and '.join(parts)}" if parts else ""
+    return f"Add project '{args['title']}'{where}{items} to Things"
+
+
+_ITEMS = (("todos", "to-do"), ("headings", "heading"))
 
 
 def _new_project_resolve(args: Args, ctx: Context) -> tuple[Args, list[dict[str, Any]]]:

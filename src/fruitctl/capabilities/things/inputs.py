@@ -28,6 +28,11 @@ class QueryToDos(Input):
     project: Text | None = Field(None, description="Only this project (name, any case, or id)")
     area: Text | None = Field(None, description="Only this area (name, any case, or id)")
     tag: str | None = Field(None, description="Only to-dos with this tag (name, any case)")
+    search: Text | None = Field(
+        None,
+        min_length=1,
+        description="Only to-dos whose title or notes contain this text (any case)",
+    )
     limit: int = Field(200, ge=1, le=1000, description="Maximum to-dos to return")
 
 
@@ -37,6 +42,10 @@ class GetToDo(Input):
 
 class NoArgs(Input):
     pass
+
+
+class ListHeadings(Input):
+    project: Text = Field(description="The project (name, any case, or id)")
 
 
 class CreateToDo(Input):
@@ -68,6 +77,23 @@ class UpdateToDo(Input):
     tags: list[Text] | None = Field(None, description="The tags it has afterwards")
     project: Text | None = Field(None, description="Move it to this project (name or id)")
     area: Text | None = Field(None, description="Move it to this area (name or id)")
+    heading: ShortLine | None = Field(
+        None,
+        description="Move it under this heading (title, any case, or id) of its project, or of "
+        "the project given",
+    )
+    prependChecklist: list[ShortLine] | None = Field(
+        None,
+        min_length=1,
+        max_length=CHECKLIST_MAX,
+        description="Checklist items to add before those it has",
+    )
+    appendChecklist: list[ShortLine] | None = Field(
+        None,
+        min_length=1,
+        max_length=CHECKLIST_MAX,
+        description="Checklist items to add after those it has",
+    )
 
 
 class CreateProject(Input):
@@ -81,6 +107,12 @@ class CreateProject(Input):
         default_factory=list,
         max_length=CHECKLIST_MAX,  # one URL, like a checklist
         description="Titles of to-dos to add to it",
+    )
+    headings: list[ShortLine] = Field(
+        default_factory=list,
+        max_length=CHECKLIST_MAX,  # one URL, like a checklist
+        description="Titles of headings to add to it, after its to-dos (Things makes headings "
+        "only with a new project)",
     )
 
 

@@ -6,7 +6,7 @@ from typing import Literal, NotRequired
 
 from typing_extensions import TypedDict
 
-from fruitctl.domain.things import Area, Project, Tag, ToDo
+from fruitctl.domain.things import Area, Heading, Project, Tag, ToDo
 from fruitctl.tools.outputs import IndexFailure
 
 
@@ -47,4 +47,5 @@ ToDoWrite = ToDoConfirmed | Unconfirmed
 ProjectWrite = ProjectConfirmed | Unconfirmed
 Projects = list[Project]
 Areas = list[Area]
+Headings = list[Heading]
 Tags = list[Tag]

@@ -12,18 +12,20 @@ from datetime import date
 from typing import Any, Protocol
 
 from fruitctl.capabilities.things.inputs import (
+    CHECKLIST_MAX,
     CompleteToDo,
     CreateProject,
     CreateToDo,
     CreateToDos,
     GetToDo,
+    ListHeadings,
     NoArgs,
     QueryToDos,
     UpdateProject,
     UpdateToDo,
 )
 from fruitctl.domain.errors import InvalidParams, NotFound, Unsupported
-from fruitctl.domain.things import VIEWS, WHEN, WHEN_WORDS, ThingsView, ToDo
+from fruitctl.domain.things import REMINDER_DAYS, VIEWS, WHEN, WHEN_WORDS, ThingsView, ToDo
 from fruitctl.ports import (
     NewProject,
     NewToDo,
@@ -76,7 +78,7 @@ class ThingsService:
 
     def query_todos(self, args: QueryToDos) -> dict[str, Any]:
         backend = self._require()
-        found = backend.todos(self._today(), args.view)
+        found = backend.todos(self._today(), args.view, args.search)
         if args.view is None:
             found = [t for t in found if t.view != "logbook"]
         if args.project is not None:
@@ -97,6 +99,11 @@ class ThingsService:
 
     def list_projects(self, _: NoArgs | None = None) -> list[dict[str, Any]]:
         return [p.to_wire() for p in self._require().projects()]
+
+    def list_headings(self, args: ListHeadings) -> list[dict[str, Any]]:
+        backend = self._require()
+        project = _named(backend.projects(), args.project, "project", "projects")
+        return [h.to_wire() for h in backend.headings(project.id)]
 
     def list_areas(self, _: NoArgs | None = None) -> list[dict[str, Any]]:
         return [a.to_wire() for a in self._require().areas()]
@@ -200,6 +207,7 @@ class ThingsService:
             tags=_tags(backend, args.tags),
             area_id=self._home(backend, None, args.area),
             todos=tuple(_one_line("todos", title) for title in args.todos),
+            headings=tuple(_one_line("headings", title) for title in args.headings),
         )
 
     def _sorted(
@@ -226,9 +234,20 @@ class ThingsService:
             heading=args.heading,
         )
 
+    def check_update(self, args: dict[str, Any]) -> None:
+        """Everything an update checks before it sends anything (the to-do, where it moves, the
+        heading, tags, dates, the checklist's length): a proposal fails when filed."""
+        backend = self._require()
+        parsed = parse_input(UpdateToDo, args, "update")
+        self._changes(backend, backend.todo(parsed.id, self._today()), parsed)
+
     def update_todo(self, args: UpdateToDo) -> dict[str, Any]:
         backend, writer = self._require(), self._writer_or_refusal()
         current = backend.todo(args.id, self._today())
+        sent = writer.update(current.id, self._changes(backend, current, args))
+        return self._first(_outcome(sent, f"'{current.title}'", self._confirm_seconds))
+
+    def _changes(self, backend: ThingsBackend, current: ToDo, args: UpdateToDo) -> ToDoChanges:
         changes: ToDoChanges = {}
         if args.title is not None:
             changes["title"] = _one_line("title", args.title)
@@ -243,12 +262,15 @@ class ThingsService:
         home = self._home(backend, args.project, args.area)
         if home is not None:
             changes["list_id"] = home
+        if args.heading is not None:
+            changes["heading_id"] = _heading(backend, current, home, args).id
+        changes.update(_checklist_changes(current, args))
         if not changes:
             raise InvalidParams(
-                "Nothing to change: give title, notes, when, deadline, tags, project or area."
+                "Nothing to change: give title, notes, when, deadline, tags, project, area, "
+                "heading, prependChecklist or appendChecklist."
             )
-        sent = writer.update(current.id, changes)
-        return self._first(_outcome(sent, f"'{current.title}'", self._confirm_seconds))
+        return changes
 
     def complete_todo(self, args: CompleteToDo) -> dict[str, Any]:
         backend, writer = self._require(), self._writer_or_refusal()
@@ -335,10 +357,61 @@ def _one_line(field: str, text: str) -> str:
 
 
 def _when(text: str | None) -> str | None:
+    """``when`` as Things takes it: a word, a date, or either of today, tomorrow and a date
+    with ``@HH:MM`` (Things' "date time string", which sets a reminder), the time written
+    ``HH:MM`` whatever its leading zeros."""
     if text is None or text in WHEN_WORDS:
         return text
-    _date("when", text)
-    return text
+    day, at, time = text.partition("@")
+    if day not in REMINDER_DAYS:
+        _date("when", day)
+    if not at:
+        return text
+    return f"{day}@{_time(text, time)}"
+
+
+def _time(text: str, time: str) -> str:
+    hour, colon, minute = time.partition(":")
+    if (
+        colon
+        and hour.isdigit()
+        and len(minute) == 2
+        and minute.isdigit()
+        and int(hour) < 24
+        and int(minute) < 60
+    ):
+        return f"{int(hour):02d}:{minute}"
+    raise InvalidParams(f"Invalid 'when': '{text}'. Expected {WHEN}.", field="when")
+
+
+def _heading(backend: ThingsBackend, current: ToDo, home: str | None, args: UpdateToDo) -> Named:
+    """The heading ``args.heading`` names, in the project the to-do is moved to or is in."""
+    if args.project is not None:
+        project = home
+    elif args.area is None and current.project is not None:
+        project = current.project.id
+    else:
+        project = None  # in an area, or moved to one: no headings there
+    if project is None:
+        raise InvalidParams.heading_without_project(current.title)
+    return _named(backend.headings(project), str(args.heading), "heading", "headings")
+
+
+def _checklist_changes(current: ToDo, args: UpdateToDo) -> ToDoChanges:
+    """Items added before / after the checklist, within what Things keeps of one."""
+    changes: ToDoChanges = {}
+    if args.prependChecklist is not None:
+        changes["prepend_checklist"] = tuple(
+            _one_line("prependChecklist", i) for i in args.prependChecklist
+        )
+    if args.appendChecklist is not None:
+        changes["append_checklist"] = tuple(
+            _one_line("appendChecklist", i) for i in args.appendChecklist
+        )
+    added = len(changes.get("prepend_checklist", ())) + len(changes.get("append_checklist", ()))
+    if added and len(current.checklist) + added > CHECKLIST_MAX:
+        raise InvalidParams.checklist_too_long(len(current.checklist), added, CHECKLIST_MAX)
+    return changes
 
 
 def _date(field: str, text: str | None) -> date | None:
@@ -375,6 +448,7 @@ __all__ = [
     "CreateToDo",
     "CreateToDos",
     "GetToDo",
+    "ListHeadings",
     "NoArgs",
     "QueryToDos",
     "ThingsService",

@@ -26,17 +26,20 @@ def query_todos(args: inputs.QueryToDos, ctx: Context) -> Any:
     view: inbox, today (with what Things moves into Today: scheduled for today or earlier,
     deadlines due), upcoming, anytime, someday or logbook (completed and canceled, newest
     first); default every view but the logbook. project / area: a name (any case) or id.
-    tag: a tag name. limit: $(limit), cutting the view in the app's own order.
+    tag: a tag name. search: text the title or notes contain (any case; % and _ are plain
+    characters). limit: $(limit), cutting the view in the app's own order.
     Trashed to-dos, and those of trashed projects, never appear; a Someday project's to-dos
     are in someday. A repeating to-do shows as its instances, never its hidden template.
 
     Each to-do: id, title, notes, status (open/completed/canceled), view, startDate and
-    deadline (dates), tags, project / area / heading ({id, title} or null), checklist
+    deadline (dates), reminderTime (HH:MM on startDate, or null), tags, project / area /
+    heading ({id, title} or null), checklist
     ([{title, done}]), repeating ({template} on an instance of a repeating to-do, else null),
     creationDate, modificationDate, completionDate. Answers {"todos": [...], "count",
     "total"}.
 
     Examples: {"view": "today"} · {"project": "Move house"} · {"tag": "Errand", "view": "anytime"}
+    · {"search": "passport", "view": "logbook"}
     """
     return ctx.things.query_todos(args)
 
@@ -68,6 +71,20 @@ def list_projects(args: inputs.NoArgs, ctx: Context) -> Any:
 
 
 @tool(
+    returns=outputs.Headings,
+    category="read_only",
+    risk="low",
+    title="List a Things project's headings",
+    parse=parse,
+)
+def list_headings(args: inputs.ListHeadings, ctx: Context) -> Any:
+    """The headings of a Things project (a name, any case, or id), in the app's order: id,
+    title, project ({id, title}), openCount. update_todo's heading moves a to-do under one.
+    Example: {"project": "Move house"}"""
+    return ctx.things.list_headings(args)
+
+
+@tool(
     returns=outputs.Areas, category="read_only", risk="low", title="List Things areas", parse=parse
 )
 def list_areas(args: inputs.NoArgs, ctx: Context) -> Any:
@@ -95,7 +112,8 @@ def create_todo(args: inputs.CreateToDo, ctx: Context) -> Any:
     """Add a to-do to Things.
 
     title is required. when: today, tomorrow, evening, anytime, someday or YYYY-MM-DD
-    (default: the Inbox). deadline: YYYY-MM-DD. tags: existing tag names. checklist: items in
+    (default: the Inbox); today, tomorrow or a date with @HH:MM also sets a reminder
+    (today@18:00). deadline: YYYY-MM-DD. tags: existing tag names. checklist: items in
     order. project or area: a name (any case) or id; heading: a heading's title in the project.
     Things' own limits hold: notes up to $(notes.maxLength) characters, checklist up to
     $(checklist.maxItems) items, any other text up to $(title.maxLength).
@@ -147,9 +165,15 @@ def create_todos(args: inputs.CreateToDos, ctx: Context) -> Any:
 def update_todo(args: inputs.UpdateToDo, ctx: Context) -> Any:
     """Change a Things to-do; only the fields given change. notes or deadline '' clears it;
     tags: the tags it has afterwards. when reschedules it (today, tomorrow, evening, anytime,
-    someday or YYYY-MM-DD).
+    someday or YYYY-MM-DD; today, tomorrow or a date with @HH:MM sets a reminder:
+    2026-12-01@09:30). project or area moves it; heading moves it under a heading (title or
+    id, list_headings) of its project or of the project given. prependChecklist /
+    appendChecklist add checklist items before / after those it has (Things' URL scheme
+    cannot tick or remove an item it has).
 
-    Example: {"id": "...", "title": "Call the bank about the card", "deadline": "2026-03-10"}
+    Examples: {"id": "...", "title": "Call the bank about the card", "deadline": "2026-03-10"}
+    · {"id": "...", "when": "today@18:00"} · {"id": "...", "heading": "Packing"}
+    · {"id": "...", "appendChecklist": ["Tape", "Labels"]}
 
     Answers {"status": "confirmed", "todo": {...}} once Things has written the to-do since and
     shows the change (values it already held confirm nothing), or {"status":
@@ -230,6 +254,7 @@ TOOLS = [
     query_todos,
     get_todo,
     list_projects,
+    list_headings,
     list_areas,
     list_tags,
     create_todo,

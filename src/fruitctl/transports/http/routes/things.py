@@ -1,4 +1,5 @@
-"""``/things``: Things 3 to-dos, projects, areas and tags, the same pattern as ``/calendar``.
+"""``/things``: Things 3 to-dos, projects (and their headings), areas and tags, the same
+pattern as ``/calendar``.
 
 Writes answer the to-do once Things shows it (``status: confirmed``), or ``status: sent`` when
 it did not show in time; an agent's write is a proposal (202).
@@ -45,10 +46,12 @@ def router(door: Door, user: Callable[..., Any]) -> APIRouter:
         project: Annotated[str | None, Query(description="A project name or id")] = None,
         area: Annotated[str | None, Query(description="An area name or id")] = None,
         tag: Annotated[str | None, Query(description="A tag name")] = None,
+        search: str | None = door.query("query_todos", "search"),
         limit: int = door.query("query_todos", "limit"),
     ) -> Response:
-        wanted = {"view": view, "project": project, "area": area, "tag": tag, "limit": limit}
-        args = {key: value for key, value in wanted.items() if value is not None}
+        wanted = {"view": view, "project": project, "area": area, "tag": tag, "search": search}
+        args: dict[str, Any] = {key: value for key, value in wanted.items() if value is not None}
+        args["limit"] = limit
         return await door.call("query_todos", args, claims, request)
 
     @api.get(
@@ -73,6 +76,15 @@ def router(door: Door, user: Callable[..., Any]) -> APIRouter:
             responses={200: _answer(summary, {"type": "array"}), **schemas.errors(501, 503)},
             openapi_extra={TOOL_KEY: tool},
         )
+
+    @api.get(
+        "/projects/{project}/headings",
+        summary="A project's headings",
+        responses={200: _answer("Headings", {"type": "array"}), **read_errors},
+        openapi_extra={TOOL_KEY: "list_headings"},
+    )
+    async def list_headings(project: str, request: Request, claims: Caller) -> Response:
+        return await door.call("list_headings", {"project": project}, claims, request)
 
     @api.post(
         "/todos",
