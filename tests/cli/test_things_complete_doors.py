@@ -20,6 +20,9 @@ from fruitctl.cli.app import app as cli_app
 from fruitctl.domain.actors import Actor
 from fruitctl.transports.mcp import build_server
 
+# Things writes through the launcher, a process of its own.
+pytestmark = pytest.mark.process
+
 runner = CliRunner()
 AGENT = Actor("agent", "claude")
 

@@ -105,6 +105,7 @@ def test_the_page_says_when_an_approved_write_was_not_confirmed(
         silent.close()
 
 
+@pytest.mark.process  # Things writes through the launcher, a process
 def test_search_headings_a_reminder_and_checklist_items(admin: Client, agent: Client) -> None:
     """Issue 30's Things items: search, a project's headings, a move under one with a reminder
     set, and checklist items added (an agent's: a proposal)."""
