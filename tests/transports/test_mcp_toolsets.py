@@ -166,6 +166,7 @@ def run_mcp(home: Path, *args: str) -> subprocess.CompletedProcess[str]:
     return subprocess.run(command, env=env, capture_output=True, text=True, timeout=60)
 
 
+@pytest.mark.process  # fruitctl mcp, a process
 def test_an_unknown_name_in_tools_stops_mcp_naming_it(home: Path) -> None:
     done = run_mcp(home, "--tools", "reminders,calender")
     assert done.returncode == 2
@@ -173,6 +174,7 @@ def test_an_unknown_name_in_tools_stops_mcp_naming_it(home: Path) -> None:
     assert done.stdout == ""
 
 
+@pytest.mark.process  # fruitctl mcp, a process
 def test_an_unknown_name_in_the_config_stops_mcp_naming_it(home: Path) -> None:
     home.mkdir(parents=True, exist_ok=True)
     (home / "config.toml").write_text('[mcp]\ntools = ["remindrs"]\n')

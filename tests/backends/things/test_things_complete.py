@@ -99,6 +99,7 @@ def test_the_fixtures_reminder_is_read_and_answered(app: bootstrap.App) -> None:
         ("2031-12-01@09:30", "2031-12-01@09:30", "2031-12-01"),
     ],
 )
+@pytest.mark.process  # Things writes through the launcher
 def test_when_with_a_time_sets_the_reminder_and_is_confirmed(
     app: bootstrap.App, tmp_path: Path, when: str, url_when: str, day: str
 ) -> None:
@@ -123,6 +124,7 @@ def test_a_time_things_does_not_take_is_refused_naming_the_vocabulary(
     assert not (tmp_path / "urls.log").exists()  # nothing sent
 
 
+@pytest.mark.process  # Things writes through the launcher
 def test_a_things_that_drops_the_time_is_sent_not_confirmed(home: Path, tmp_path: Path) -> None:
     fixture = build(tmp_path / "container")
     command = [sys.executable, RECORDER, str(fixture.path), str(tmp_path / "u.log"), "no-reminder"]
@@ -239,6 +241,7 @@ def test_headings_are_things_pys(home: Path, thingspy: Path, monkeypatch: Any) -
     assert mine[0]["openCount"] == len(things.todos(heading=mine[0]["id"], filepath=str(thingspy)))
 
 
+@pytest.mark.process  # Things writes through the launcher
 def test_a_todo_moves_under_a_heading_by_title_or_id(app: bootstrap.App, tmp_path: Path) -> None:
     moved = ask(app, "update_todo", id="todo-anytime", heading="cleaning")
     assert moved["status"] == "confirmed"
@@ -263,6 +266,7 @@ def test_a_heading_that_is_not_there_is_refused_before_anything_is_sent(
     assert not (tmp_path / "urls.log").exists()
 
 
+@pytest.mark.process  # Things writes through the launcher
 def test_a_move_things_did_not_make_is_not_confirmed(home: Path, tmp_path: Path) -> None:
     """A Things that wrote the to-do (its new title is there) but did not move it."""
     fixture = build(tmp_path / "container")
@@ -275,6 +279,7 @@ def test_a_move_things_did_not_make_is_not_confirmed(home: Path, tmp_path: Path)
     assert (read.title, read.heading) == ("Buy boxes!", None)
 
 
+@pytest.mark.process  # Things writes through the launcher
 def test_a_new_project_is_made_with_its_headings(app: bootstrap.App, tmp_path: Path) -> None:
     """Things makes a heading only as an item of a project it creates (its ``json`` command):
     the project, its to-dos and then its headings, confirmed when Things shows them all."""
@@ -306,6 +311,7 @@ def test_a_new_project_is_made_with_its_headings(app: bootstrap.App, tmp_path: P
     assert plain["status"] == "confirmed" and sent(tmp_path / "urls.log")[-1][0] == "/add-project"
 
 
+@pytest.mark.process  # Things writes through the launcher
 def test_a_project_without_the_headings_asked_is_not_confirmed(home: Path, tmp_path: Path) -> None:
     fixture = build(tmp_path / "container")
     log = str(tmp_path / "u.log")
@@ -328,6 +334,7 @@ def checklist(answer: dict[str, Any]) -> list[tuple[str, bool]]:
     return [(item["title"], item["done"]) for item in answer["todo"]["checklist"]]
 
 
+@pytest.mark.process  # Things writes through the launcher
 def test_items_are_added_before_and_after_those_it_has(app: bootstrap.App, tmp_path: Path) -> None:
     done = ask(
         app,
@@ -359,6 +366,7 @@ def test_a_checklist_past_things_limit_is_refused(app: bootstrap.App, tmp_path: 
     assert not (tmp_path / "urls.log").exists()
 
 
+@pytest.mark.process  # Things writes through the launcher
 def test_items_things_did_not_add_are_not_confirmed(home: Path, tmp_path: Path) -> None:
     """A Things that wrote the to-do (its other change is there) but added no item: the write
     is sent, not confirmed; one adding them after items Things had already is confirmed."""
