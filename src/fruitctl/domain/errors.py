@@ -134,6 +134,21 @@ class InvalidParams(FruitctlError):
         return cls(f"Invalid recurrence '{text}': {reason}.", field=field)
 
     @classmethod
+    def relative_alarm_without_due(cls, field: str) -> Self:
+        return cls(
+            f"'{field}': an alarm in minutes before the due needs a due date; give 'dueDate' "
+            "or an alarm 'at' a date-time.",
+            field=field,
+        )
+
+    @classmethod
+    def repeat_without_due(cls) -> Self:
+        return cls(
+            "'recurrence': a repeating reminder needs a due date to repeat from; give 'dueDate'.",
+            field="recurrence",
+        )
+
+    @classmethod
     def config_key(cls, key: str, keys: Iterable[str]) -> Self:
         return cls(f"Unknown config key '{key}'. Keys: {', '.join(keys)}.")
 
@@ -272,6 +287,14 @@ class OutcomeUnknown(FruitctlError):
 
 class Unsupported(FruitctlError):
     code = "unsupported"
+
+    @classmethod
+    def location_alarm(cls, store: str) -> Self:
+        return cls(
+            f"A location alarm is not supported by the {store} backend; give an alarm 'at' a "
+            "date-time or in 'minutesBefore' the due instead.",
+            backend=store,
+        )
 
 
 class MethodNotFound(FruitctlError):
