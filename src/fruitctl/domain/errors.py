@@ -142,6 +142,12 @@ class InvalidParams(FruitctlError):
         )
 
     @classmethod
+    def start_and_due_kinds(cls) -> Self:
+        return cls(
+            "'startDate' and 'dueDate' must both be dates or both date-times.", field="startDate"
+        )
+
+    @classmethod
     def repeat_without_due(cls) -> Self:
         return cls(
             "'recurrence': a repeating reminder needs a due date to repeat from; give 'dueDate'.",

@@ -22,14 +22,23 @@ from fruitctl.ports import NewReminder, ReminderChanges, RemindersBackend
 Moment = date | datetime
 # What makes an update look at the reminder as it is first: a rule or alarms that need its due,
 # a due taken away from them, a completion that may move a repeating one on.
-_TIMING = ("recurrence", "alarms", "dueDate")
+_TIMING = ("recurrence", "alarms", "dueDate", "startDate")
 
 
-def check_timing(due: Moment | None, rule: str | None, alarms: Sequence[Alarm]) -> None:
-    """A repeat rule needs a due to repeat from; an alarm in minutes before needs one too."""
+def check_timing(
+    due: Moment | None, rule: str | None, alarms: Sequence[Alarm], start: Moment | None
+) -> None:
+    """A repeat rule needs a due to repeat from; an alarm in minutes before needs one too; a
+    start and a due are of one kind (RFC 5545 wants DTSTART and DUE so)."""
     if rule is not None and due is None:
         raise InvalidParams.repeat_without_due()
     check_alarms(alarms, due, "alarms")
+    if start is not None and due is not None and _timed(start) != _timed(due):
+        raise InvalidParams.start_and_due_kinds()
+
+
+def _timed(value: Moment) -> bool:
+    return isinstance(value, datetime)
 
 
 def update(backend: RemindersBackend, reminder_id: str, changes: ReminderChanges) -> Reminder:
@@ -40,7 +49,8 @@ def update(backend: RemindersBackend, reminder_id: str, changes: ReminderChanges
     given = cast(dict[str, Any], changes)
     due = given.get("dueDate", current.due)
     rule = given.get("recurrence", current.recurrence)
-    check_timing(due, rule, given.get("alarms", current.alarms))
+    start = given.get("startDate", current.start)
+    check_timing(due, rule, given.get("alarms", current.alarms), start)
     done_at = given.get("completionDate")
     if done_at is None or rule is None or due is None or current.isCompleted:
         return backend.update(reminder_id, changes)

@@ -228,7 +228,7 @@ class RemindersService:
             "start": _moment(item.startDate),
             "alarms": domain_alarms(item.alarms or []),
         }
-        drafts.check_timing(draft["due"], draft["recurrence"], draft["alarms"])
+        drafts.check_timing(draft["due"], draft["recurrence"], draft["alarms"], draft["start"])
         return draft
 
     def _changes(self, item: inputs.ReminderUpdate) -> ReminderChanges:
