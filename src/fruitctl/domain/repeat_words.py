@@ -158,9 +158,9 @@ def _joined(items: Sequence[str], last: str = "and") -> str:
 # -- alarms ----------------------------------------------------------------------------------------
 
 
-def alarm_in_words(alarm: Alarm, before: str = "before") -> str:
-    """One alarm: "alert 15 minutes before", "alert at Mon 2026-03-02 08:45", "alert on
-    arriving at Office". ``before``: what a relative alarm counts from, said after the time."""
+def alarm_in_words(alarm: Alarm) -> str:
+    """One alarm: "alert 15 minutes before" (the due, an event's start), "alert at Mon
+    2026-03-02 08:45", "alert on arriving at Office"."""
     if alarm.at is not None:
         return f"alert at {spoken_when(alarm.at)}"
     if alarm.location is not None:
@@ -169,21 +169,21 @@ def alarm_in_words(alarm: Alarm, before: str = "before") -> str:
         return f"alert on {moving} {place.title}"
     minutes = alarm.minutesBefore or 0
     if minutes == 0:
-        return "alert at the due time" if before == "before" else "alert at the start"
-    side = before if minutes > 0 else before.replace("before", "after")
-    return f"alert {_duration(abs(minutes))} {side}"
+        return "alert at the time"
+    return f"alert {_duration(abs(minutes))} {'before' if minutes > 0 else 'after'}"
 
 
-def alarms_in_words(alarms: Iterable[Alarm], before: str = "before") -> str:
-    said = [alarm_in_words(alarm, before) for alarm in alarms]
+def alarms_in_words(alarms: Iterable[Alarm]) -> str:
+    said = [alarm_in_words(alarm) for alarm in alarms]
     return "no alert" if not said else _joined(said)
 
 
 def repeat_and_alarms(rule: str | None, alarms: Iterable[Alarm] | None) -> str:
     """ "every Monday, alert 15 minutes before": what a proposal shows of both."""
     said = [rule_in_words(rule)] if rule else []
-    if alarms:
-        said.append(alarms_in_words(alarms))
+    listed = list(alarms or ())
+    if listed:
+        said.append(alarms_in_words(listed))
     return ", ".join(said)
 
 
