@@ -173,6 +173,7 @@ class NewEvent:
     url: str | None = None
     recurrence: str | None = None
     """An RRULE value, e.g. ``FREQ=WEEKLY;BYDAY=FR``."""
+    alarms: tuple[Alarm, ...] = ()
 
 
 class EventChanges(TypedDict, total=False):
@@ -187,6 +188,7 @@ class EventChanges(TypedDict, total=False):
     url: str | None
     recurrence: str | None
     calendarId: str
+    alarms: tuple[Alarm, ...]
 
 
 class CalendarBackend(Protocol):
