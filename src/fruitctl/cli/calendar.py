@@ -14,6 +14,7 @@ from fruitctl.capabilities.calendar.inputs import (
     UpdateEvent,
 )
 from fruitctl.cli import calendar_render as render
+from fruitctl.cli.alarms import ClearAlerts, alarms_given, minutes_option, moment_option
 from fruitctl.cli.app import JsonOption, client
 from fruitctl.cli.fields import option
 from fruitctl.cli.lists import created
@@ -99,6 +100,8 @@ def create_command(
     notes: str | None = option(CreateEvent, "notes"),
     rrule: str | None = option(CreateEvent, "recurrence", "--rrule"),
     timezone: str | None = option(CreateEvent, "timezone"),
+    alert: list[int] | None = minutes_option(),
+    alert_at: list[str] | None = moment_option(),
     as_json: JsonOption = False,
 ) -> None:
     """Create an event (in the default calendar unless --calendar is given)."""
@@ -112,6 +115,7 @@ def create_command(
                 "notes": notes,
                 "recurrence": rrule,
                 "timezone": timezone,
+                "alarms": alarms_given(alert, alert_at),
             }
         )
     )
@@ -136,6 +140,9 @@ def update_command(
     no_repeat: Annotated[
         bool, typer.Option("--no-repeat", help="Make a series a single event.")
     ] = False,
+    alert: list[int] | None = minutes_option(),
+    alert_at: list[str] | None = moment_option(),
+    clear_alerts: ClearAlerts = False,
     occurrence: str | None = option(Target, "occurrence"),
     series: Series = False,
     as_json: JsonOption = False,
@@ -151,6 +158,7 @@ def update_command(
             "notes": notes,
             "recurrence": rrule,
             "timezone": timezone,
+            "alarms": alarms_given(alert, alert_at, clear_alerts),
         }
     )
     for flag, key in (
