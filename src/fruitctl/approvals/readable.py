@@ -80,8 +80,11 @@ def plain(field: str, value: Any, names: Names) -> Any:
 
 
 def _alarms(value: list[Any]) -> Any:
-    """Alarms in words ("alert 15 minutes before"); as given when they are no alarms (a
-    proposal is drawn from arguments its tool checked, so this is an old proposal's)."""
+    """Alarms in words ("alert 15 minutes before"), none when there are none (so a reminder
+    without alarms loses none); as given when they are no alarms (a proposal is drawn from
+    arguments its tool checked, so this is an old proposal's)."""
+    if not value:
+        return None
     try:
         return alarms_in_words(alarms_of(value))
     except ValueError:

@@ -82,13 +82,18 @@ def _counted(n: int, noun: str) -> str:
     return f"{n} {noun}" if n == 1 else f"{n} {noun}s"
 
 
+def _repeats(rule: str | None) -> str:
+    """ "every week (FREQ=WEEKLY)": the words, and the rule an agent would write."""
+    return "-" if not rule else f"{rule_in_words(rule)} ({rule})"
+
+
 def show_event(event: dict[str, Any]) -> None:
     rows = [
         ("Title", event["title"]),
         ("When", when(event["startAt"], event["endAt"], None).plain),
         ("Zone", event.get("timezone") or ("all day" if event["allDay"] else "-")),
         ("Calendar", event["calendarName"]),
-        ("Repeats", rule_in_words(event["recurrence"]) if event.get("recurrence") else "-"),
+        ("Repeats", _repeats(event.get("recurrence"))),
         ("Alerts", alarms_in_words(alarms_of(event.get("alarms") or ()))),
         ("Series", event.get("seriesId") or "-"),
         ("Location", event.get("location") or "-"),

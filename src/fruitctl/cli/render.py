@@ -80,7 +80,7 @@ def show_reminder(r: dict[str, Any]) -> None:
         ("Status", Text("completed " + _when(r["completionDate"]) if r["isCompleted"] else "open")),
         ("Due", due_text(r["dueDate"], done=r["isCompleted"])),
         ("Starts", Text(spoken_when(r["startDate"]) if r.get("startDate") else "-")),
-        ("Repeats", shown(rule_in_words(r["recurrence"]) if r.get("recurrence") else "-")),
+        ("Repeats", shown(_repeats(r.get("recurrence")))),
         ("Alerts", shown(alarms_in_words(alarms_of(r.get("alarms") or ())))),
         ("Priority", Text(priority_name(r["priority"]))),
         ("Tags", shown(" ".join(r["tags"]) or "-")),
@@ -101,6 +101,11 @@ def show_reminder(r: dict[str, Any]) -> None:
 def show_open(result: dict[str, Any]) -> None:
     show_reminders(result["items"])
     out.print(f"[dim]{result['count']} open[/]")
+
+
+def _repeats(rule: str | None) -> str:
+    """ "every Monday (FREQ=WEEKLY;BYDAY=MO)": the words, and the rule an agent would write."""
+    return "-" if not rule else f"{rule_in_words(rule)} ({rule})"
 
 
 def due_text(value: str | None, *, done: bool = False) -> Text:
