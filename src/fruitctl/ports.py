@@ -7,6 +7,7 @@ from dataclasses import dataclass, field
 from datetime import date, datetime
 from typing import Any, Literal, Protocol, TypedDict, runtime_checkable
 
+from fruitctl.domain.alarms import Alarm
 from fruitctl.domain.calendar import Calendar, Event
 from fruitctl.domain.query import Query
 from fruitctl.domain.reminders import Reminder, ReminderList, Status
@@ -55,11 +56,16 @@ class NewReminder:
     url: str | None = None
     parent_id: str | None = None
     recurrence: str | None = None
+    start: date | datetime | None = None
+    alarms: tuple[Alarm, ...] = ()
+    """All its alarms; a backend that cannot keep one (a location alarm) raises
+    ``Unsupported`` rather than drop it."""
 
 
 class ReminderChanges(TypedDict, total=False):
     """Fields to change, by wire name. A key present with ``None`` clears that field;
-    ``completionDate`` decides ``isCompleted``."""
+    ``completionDate`` decides ``isCompleted``; ``alarms`` replaces all of them (``()``
+    clears)."""
 
     title: str
     notes: str | None
@@ -70,6 +76,9 @@ class ReminderChanges(TypedDict, total=False):
     tags: tuple[str, ...]
     isFlagged: bool
     url: str | None
+    recurrence: str | None
+    startDate: date | datetime | None
+    alarms: tuple[Alarm, ...]
 
 
 class RemindersBackend(Protocol):
@@ -164,6 +173,7 @@ class NewEvent:
     url: str | None = None
     recurrence: str | None = None
     """An RRULE value, e.g. ``FREQ=WEEKLY;BYDAY=FR``."""
+    alarms: tuple[Alarm, ...] = ()
 
 
 class EventChanges(TypedDict, total=False):
@@ -178,6 +188,7 @@ class EventChanges(TypedDict, total=False):
     url: str | None
     recurrence: str | None
     calendarId: str
+    alarms: tuple[Alarm, ...]
 
 
 class CalendarBackend(Protocol):

@@ -35,6 +35,8 @@ CLI_ONLY = {
     "--clear-url",
     "--clear-location",
     "--no-repeat",
+    "--clear-start",
+    "--clear-alerts",
     "--no-include-no-due-date",
     "--series",
 }

@@ -48,6 +48,9 @@ def _ids(reminders: list[Reminder]) -> list[str]:
 # (NSDate), not the offset a date was written with. These tests hold it to everything else.
 NO_EXTRAS = frozenset({"eventkit"})
 NO_OFFSETS = frozenset({"eventkit"})
+# On Apple's Reminders a timed due alerts at its due (Reminders.app's own alarm, which moves with
+# the due and goes with its time): a new due changes the alarms there too.
+DUE_ALARM = frozenset({"eventkit"})
 
 
 def _extras(backend: RemindersBackend, **fields: Any) -> dict[str, Any]:
@@ -317,7 +320,8 @@ def test_update_changes_exactly_the_given_fields(
     if backend.name in NO_EXTRAS and {"tags", "isFlagged"} & set(changes):
         pytest.skip(f"{backend.name} cannot write tags or the flag (it answers unsupported)")
     updated = backend.update(full.id, changes)
-    for field in UNTOUCHED:
+    moving = backend.name in DUE_ALARM and "dueDate" in changes
+    for field in (f for f in UNTOUCHED if not (moving and f == "alarms")):
         want = expected.get(field, getattr(full, field))
         if field == "completionDate":
             assert _same_moment(backend, updated.completionDate, want), field

@@ -17,14 +17,17 @@ from fruitctl.capabilities.reminders.tools import TOOLS
 SEED = Path(__file__).parent / "seed002"
 BY_NAME = {t.name: t for t in TOOLS}
 ITEM = ("reminders", "items")  # the properties of one reminder in a batch
+REPEATS = ("recurrence", "alarms", "startDate")
 
 # New optional properties: the GTD fields, paging and search (and completedDate on create,
-# which undo needs to recreate a completed reminder).
+# which undo needs to recreate a completed reminder); a repeat rule, alarms and a start date.
 ADDED: dict[str, list[tuple[str, ...]]] = {
     "query_reminders": [("search",), ("offset",)],
     "get_lists": [],
-    "create_reminders": [(*ITEM, name) for name in ("tags", "flagged", "url", "completedDate")],
-    "update_reminders": [(*ITEM, name) for name in ("tags", "flagged", "url")],
+    "create_reminders": [
+        (*ITEM, name) for name in ("tags", "flagged", "url", "completedDate", *REPEATS)
+    ],
+    "update_reminders": [(*ITEM, name) for name in ("tags", "flagged", "url", *REPEATS)],
     "delete_reminders": [],
 }
 # null admitted where the seed's own examples and descriptions clear a field with it.

@@ -31,8 +31,10 @@ WIRE: dict[str, Any] = {
     "isFlagged": True,
     "url": None,
     "parentId": None,
-    "recurrence": None,
+    "recurrence": "FREQ=WEEKLY;BYDAY=TU",
     "tags": ["@calls", "next"],
+    "startDate": "2026-02-23",
+    "alarms": [{"minutesBefore": 15}, {"at": "2026-02-24T08:45:00+01:00"}],
 }
 
 

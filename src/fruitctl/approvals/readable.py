@@ -15,7 +15,9 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable, Mapping
 from typing import Any
 
+from fruitctl.domain.alarms import alarms_of
 from fruitctl.domain.reminders import priority_name
+from fruitctl.domain.repeat_words import alarms_in_words, rule_in_words
 from fruitctl.domain.wording import spoken_when
 from fruitctl.tools.model import Snapshot
 
@@ -70,7 +72,23 @@ def plain(field: str, value: Any, names: Names) -> Any:
         return priority_name(value)
     if field in CONTAINERS:
         return container(value, names)
+    if field == "recurrence" and isinstance(value, str):
+        return rule_in_words(value)
+    if field == "alarms" and isinstance(value, list):
+        return _alarms(value)
     return value
+
+
+def _alarms(value: list[Any]) -> Any:
+    """Alarms in words ("alert 15 minutes before"), none when there are none (so a reminder
+    without alarms loses none); as given when they are no alarms (a proposal is drawn from
+    arguments its tool checked, so this is an old proposal's)."""
+    if not value:
+        return None
+    try:
+        return alarms_in_words(alarms_of(value))
+    except ValueError:
+        return value
 
 
 def container(ref: Any, names: Names) -> Any:

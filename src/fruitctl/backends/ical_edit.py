@@ -21,6 +21,7 @@ import icalendar
 
 from fruitctl.backends import ical_events as ical
 from fruitctl.backends import ical_occurrences as occurrences
+from fruitctl.backends.ical_alarms import set_alarms
 from fruitctl.domain.calendar import check_rrule
 from fruitctl.domain.dates import zone
 from fruitctl.domain.errors import InvalidParams, NotFound
@@ -28,6 +29,7 @@ from fruitctl.ports import EventChanges, EventScope, NewEvent
 
 PRODID = "-//fruitctl//fruitctl//EN"
 Moment = date | datetime
+STORE = "local and CalDAV calendar"  # both keep events as iCalendar text
 _TEXTS = {"title": "SUMMARY", "location": "LOCATION", "notes": "DESCRIPTION", "url": "URL"}
 # TRANSP too: an override without it would be opaque (RFC 5545's default), busy where the
 # series is free.
@@ -46,6 +48,7 @@ def new_object(uid: str, new: NewEvent, stamp: datetime) -> str:
         _set(event, name, getattr(new, field))
     if new.recurrence:
         _set_rule(event, new.recurrence)
+    set_alarms(event, new.alarms, "START", STORE)
     event.add("CREATED", stamp.astimezone(UTC))
     cal = icalendar.Calendar()
     cal.add("PRODID", PRODID)
@@ -75,6 +78,8 @@ def apply_changes(
                 field="recurrence",
             )
         touched = [_change_occurrence(cal, main, changes, key)]
+        if "alarms" in changes:
+            set_alarms(touched[0], changes["alarms"], "START", STORE)
     else:
         reference = _instance(cal, main, key) if key is not None else None
         touched = _change_series(cal, main, changes, reference)
@@ -125,6 +130,8 @@ def _change_series(
         main.pop("RRULE", None)
         if changes["recurrence"]:
             _set_rule(main, changes["recurrence"])
+    if "alarms" in changes:
+        set_alarms(main, changes["alarms"], "START", STORE)
     return touched
 
 

@@ -29,6 +29,7 @@ import icalendar
 import recurring_ical_events
 
 from fruitctl.backends import ical_bounds
+from fruitctl.backends.ical_alarms import read_alarms
 from fruitctl.domain.calendar import (
     Availability,
     Calendar,
@@ -252,14 +253,16 @@ def to_event(
 
 def shared_fields(component: icalendar.Component) -> dict[str, Any]:
     """What every occurrence made from ``component`` has in common (a fresh dict)."""
+    start = start_of(component)
     return {
         "uid": str(component["UID"]),
+        "alarms": read_alarms(component, "START", start, None),
         "title": str(component.get("SUMMARY", "")),
         "location": _text(component, "LOCATION"),
         "notes": _text(component, "DESCRIPTION"),
         "url": _text(component, "URL"),
         "availability": availability_of(component),
-        "timezone": zone_name(start_of(component)),
+        "timezone": zone_name(start),
         "creationDate": _stamp(component, "CREATED"),
         "modificationDate": _stamp(component, "LAST-MODIFIED"),
     }

@@ -16,6 +16,7 @@ from fruitctl.capabilities.calendar.inputs import (
     UpdateEvent,
 )
 from fruitctl.cli import calendar_render as render
+from fruitctl.cli.alarms import ClearAlerts, alarms_given, minutes_option, moment_option
 from fruitctl.cli.app import JsonOption, client
 from fruitctl.cli.fields import option
 from fruitctl.cli.lists import created
@@ -141,6 +142,8 @@ def create_command(
     notes: str | None = option(CreateEvent, "notes"),
     rrule: str | None = option(CreateEvent, "recurrence", "--rrule"),
     timezone: str | None = option(CreateEvent, "timezone"),
+    alert: list[int] | None = minutes_option(),
+    alert_at: list[str] | None = moment_option(),
     as_json: JsonOption = False,
 ) -> None:
     """Create an event (in the default calendar unless --calendar is given)."""
@@ -154,6 +157,7 @@ def create_command(
                 "notes": notes,
                 "recurrence": rrule,
                 "timezone": timezone,
+                "alarms": alarms_given(alert, alert_at),
             }
         )
     )
@@ -178,6 +182,9 @@ def update_command(
     no_repeat: Annotated[
         bool, typer.Option("--no-repeat", help="Make a series a single event.")
     ] = False,
+    alert: list[int] | None = minutes_option(),
+    alert_at: list[str] | None = moment_option(),
+    clear_alerts: ClearAlerts = False,
     occurrence: str | None = option(Target, "occurrence"),
     series: Series = False,
     as_json: JsonOption = False,
@@ -193,6 +200,7 @@ def update_command(
             "notes": notes,
             "recurrence": rrule,
             "timezone": timezone,
+            "alarms": alarms_given(alert, alert_at, clear_alerts),
         }
     )
     for flag, key in (

@@ -10,7 +10,9 @@ from rich.table import Table
 from rich.text import Text
 
 from fruitctl.cli.output import out, show_table
+from fruitctl.domain.alarms import alarms_of
 from fruitctl.domain.dates import parse_date_or_datetime
+from fruitctl.domain.repeat_words import alarms_in_words, rule_in_words
 
 EMPTY_CALENDARS = (
     "No calendars yet. Make a first one with `fruitctl calendars create NAME` "
@@ -111,13 +113,19 @@ def _counted(n: int, noun: str) -> str:
     return f"{n} {noun}" if n == 1 else f"{n} {noun}s"
 
 
+def _repeats(rule: str | None) -> str:
+    """ "every week (FREQ=WEEKLY)": the words, and the rule an agent would write."""
+    return "-" if not rule else f"{rule_in_words(rule)} ({rule})"
+
+
 def show_event(event: dict[str, Any]) -> None:
     rows = [
         ("Title", event["title"]),
         ("When", when(event["startAt"], event["endAt"], None).plain),
         ("Zone", event.get("timezone") or ("all day" if event["allDay"] else "-")),
         ("Calendar", event["calendarName"]),
-        ("Repeats", event.get("recurrence") or "-"),
+        ("Repeats", _repeats(event.get("recurrence"))),
+        ("Alerts", alarms_in_words(alarms_of(event.get("alarms") or ()))),
         ("Series", event.get("seriesId") or "-"),
         ("Location", event.get("location") or "-"),
         ("URL", event.get("url") or "-"),

@@ -15,6 +15,7 @@ from fruitctl.capabilities.reminders.inputs import (
     ReminderUpdate,
 )
 from fruitctl.cli import render
+from fruitctl.cli.alarms import ClearAlerts, alarms_given, minutes_option, moment_option
 from fruitctl.cli.app import JsonOption, client
 from fruitctl.cli.fields import option
 from fruitctl.cli.output import (
@@ -111,11 +112,24 @@ def add_command(
     tag: list[str] | None = option(NewReminderItem, "tags", "--tag", also="Repeat for more."),
     flagged: bool | None = option(NewReminderItem, "flagged", "--flagged"),
     url: str | None = option(NewReminderItem, "url"),
+    rrule: str | None = option(NewReminderItem, "recurrence", "--rrule"),
+    start: str | None = option(NewReminderItem, "startDate", "--start"),
+    alert: list[int] | None = minutes_option(),
+    alert_at: list[str] | None = moment_option(),
     as_json: JsonOption = False,
 ) -> None:
     """Add a reminder (to the default list unless --list is given)."""
     item: dict[str, Any] = {"title": title}
-    optional = {"notes": notes, "dueDate": due, "url": url, "tags": tag, "flagged": flagged}
+    optional = {
+        "notes": notes,
+        "dueDate": due,
+        "url": url,
+        "tags": tag,
+        "flagged": flagged,
+        "recurrence": rrule,
+        "startDate": start,
+        "alarms": alarms_given(alert, alert_at),
+    }
     item.update({key: value for key, value in optional.items() if value is not None})
     if priority is not None:
         item["priority"] = priority
@@ -142,19 +156,35 @@ def edit_command(
     flagged: Flag | None = option(ReminderUpdate, "flagged"),
     url: str | None = option(ReminderUpdate, "url"),
     clear_url: Annotated[bool, typer.Option("--clear-url", help="Remove the link.")] = False,
+    rrule: str | None = option(ReminderUpdate, "recurrence", "--rrule"),
+    no_repeat: Annotated[bool, typer.Option("--no-repeat", help="Stop it repeating.")] = False,
+    start: str | None = option(ReminderUpdate, "startDate", "--start"),
+    clear_start: Annotated[
+        bool, typer.Option("--clear-start", help="Remove the start date.")
+    ] = False,
+    alert: list[int] | None = minutes_option(),
+    alert_at: list[str] | None = moment_option(),
+    clear_alerts: ClearAlerts = False,
     as_json: JsonOption = False,
 ) -> None:
     """Change some fields of a reminder; the others stay as they are."""
-    change: dict[str, Any] = {
-        key: value
-        for key, value in {"title": title, "dueDate": due, "notes": notes, "url": url}.items()
-        if value is not None
+    given = {
+        "title": title,
+        "dueDate": due,
+        "notes": notes,
+        "url": url,
+        "recurrence": rrule,
+        "startDate": start,
+        "alarms": alarms_given(alert, alert_at, clear_alerts),
     }
+    change: dict[str, Any] = {key: value for key, value in given.items() if value is not None}
     for flag, key, cleared in (
         (clear_due, "dueDate", None),
         (clear_notes, "notes", None),
         (clear_tags, "tags", []),
         (clear_url, "url", None),
+        (no_repeat, "recurrence", None),
+        (clear_start, "startDate", None),
     ):
         if flag:
             change[key] = cleared

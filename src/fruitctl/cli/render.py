@@ -10,8 +10,11 @@ from rich.table import Table
 from rich.text import Text
 
 from fruitctl.cli.output import out, show_table, shown
+from fruitctl.domain.alarms import alarms_of
 from fruitctl.domain.dates import now, parse_date_or_datetime
 from fruitctl.domain.reminders import priority_name
+from fruitctl.domain.repeat_words import alarms_in_words, rule_in_words
+from fruitctl.domain.wording import spoken_when
 
 PRIORITY_MARKS = {"high": "!!!", "medium": "!!", "low": "!", "none": ""}
 
@@ -77,6 +80,9 @@ def show_reminder(r: dict[str, Any]) -> None:
         ("List", shown(r["listName"])),
         ("Status", Text("completed " + _when(r["completionDate"]) if r["isCompleted"] else "open")),
         ("Due", due_text(r["dueDate"], done=r["isCompleted"])),
+        ("Starts", Text(spoken_when(r["startDate"]) if r.get("startDate") else "-")),
+        ("Repeats", shown(_repeats(r.get("recurrence")))),
+        ("Alerts", shown(alarms_in_words(alarms_of(r.get("alarms") or ())))),
         ("Priority", Text(priority_name(r["priority"]))),
         ("Tags", shown(" ".join(r["tags"]) or "-")),
         ("URL", shown(r["url"] or "-")),
@@ -96,6 +102,11 @@ def show_reminder(r: dict[str, Any]) -> None:
 def show_open(result: dict[str, Any]) -> None:
     show_reminders(result["items"])
     out.print(f"[dim]{result['count']} open[/]")
+
+
+def _repeats(rule: str | None) -> str:
+    """ "every Monday (FREQ=WEEKLY;BYDAY=MO)": the words, and the rule an agent would write."""
+    return "-" if not rule else f"{rule_in_words(rule)} ({rule})"
 
 
 def due_text(value: str | None, *, done: bool = False) -> Text:

@@ -20,6 +20,7 @@ from typing import Annotated, Any, Literal
 
 from pydantic import AfterValidator, BaseModel, BeforeValidator, ConfigDict
 
+from fruitctl.domain.alarms import Alarm, wire_alarms
 from fruitctl.domain.dates import canonical_datetime, canonical_moment, instant, spelled
 from fruitctl.domain.errors import InvalidParams
 from fruitctl.domain.recurrence import ALLOWED, parts_of, rule_problem
@@ -101,9 +102,13 @@ class Event(BaseModel):
     occurrence: str | None = None
     creationDate: WireInstant | None = None
     modificationDate: WireInstant | None = None
+    alarms: tuple[Alarm, ...] = ()
+    """Its alerts (``domain.alarms``: ``minutesBefore`` counts back from its start)."""
 
     def to_wire(self) -> dict[str, Any]:
-        return self.model_dump()
+        data = self.model_dump()
+        data["alarms"] = wire_alarms(self.alarms)
+        return data
 
     @property
     def start(self) -> date | datetime:

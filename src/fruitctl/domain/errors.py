@@ -161,6 +161,27 @@ class InvalidParams(FruitctlError):
         )
 
     @classmethod
+    def relative_alarm_without_due(cls, field: str) -> Self:
+        return cls(
+            f"'{field}': an alarm in minutes before the due needs a due date; give 'dueDate' "
+            "or an alarm 'at' a date-time.",
+            field=field,
+        )
+
+    @classmethod
+    def start_and_due_kinds(cls) -> Self:
+        return cls(
+            "'startDate' and 'dueDate' must both be dates or both date-times.", field="startDate"
+        )
+
+    @classmethod
+    def repeat_without_due(cls) -> Self:
+        return cls(
+            "'recurrence': a repeating reminder needs a due date to repeat from; give 'dueDate'.",
+            field="recurrence",
+        )
+
+    @classmethod
     def config_key(cls, key: str, keys: Iterable[str]) -> Self:
         return cls(f"Unknown config key '{key}'. Keys: {', '.join(keys)}.")
 
@@ -344,6 +365,14 @@ class OutcomeUnknown(FruitctlError):
 
 class Unsupported(FruitctlError):
     code = "unsupported"
+
+    @classmethod
+    def location_alarm(cls, store: str) -> Self:
+        return cls(
+            f"A location alarm is not supported by the {store} backend; give an alarm 'at' a "
+            "date-time or in 'minutesBefore' the due instead.",
+            backend=store,
+        )
 
 
 class MethodNotFound(FruitctlError):

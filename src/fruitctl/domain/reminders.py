@@ -8,6 +8,7 @@ from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, BeforeValidator, ConfigDict
 
+from fruitctl.domain.alarms import Alarm, alarms_of, wire_alarms
 from fruitctl.domain.dates import canonical_datetime, canonical_due, instant, parse_wire
 from fruitctl.domain.errors import InvalidParams
 from fruitctl.domain.text import check_text as check_text  # its old home: callers import it here
@@ -63,6 +64,8 @@ class Reminder(BaseModel):
     parentId: str | None = None
     recurrence: str | None = None
     tags: tuple[str, ...] = ()
+    startDate: WireDue | None = None
+    alarms: tuple[Alarm, ...] = ()
 
     @classmethod
     def trusted(cls, wire: dict[str, Any]) -> Reminder:
@@ -73,6 +76,8 @@ class Reminder(BaseModel):
         reminder = cls.__new__(cls)
         data = dict(wire)
         data["tags"] = tuple(data["tags"])
+        data["startDate"] = data.get("startDate")
+        data["alarms"] = alarms_of(data.get("alarms") or ())
         object.__setattr__(reminder, "__dict__", data)
         object.__setattr__(reminder, "__pydantic_fields_set__", _REMINDER_FIELDS)
         object.__setattr__(reminder, "__pydantic_extra__", None)
@@ -83,11 +88,16 @@ class Reminder(BaseModel):
         """The reminder as JSON-ready data, dates as ISO 8601 with offsets."""
         data = dict(self.__dict__)
         data["tags"] = list(self.tags)
+        data["alarms"] = wire_alarms(self.alarms)
         return data
 
     @property
     def due(self) -> date | datetime | None:
         return None if self.dueDate is None else parse_wire(self.dueDate)
+
+    @property
+    def start(self) -> date | datetime | None:
+        return None if self.startDate is None else parse_wire(self.startDate)
 
     @property
     def created(self) -> datetime:

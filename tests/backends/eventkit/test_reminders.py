@@ -21,6 +21,7 @@ from fruitctl.backends.eventkit.values import (
     DAILY,
     DENIED,
     DateParts,
+    RawAlarm,
     RawReminder,
     RawRule,
     StoreError,
@@ -126,6 +127,10 @@ def test_a_reminder_from_the_app_maps_every_field(
         notes="the balcony",
         priority=3,
         due=DateParts(2026, 2, 3, 18, 0, 0, "America/New_York"),
+        start=DateParts(2026, 2, 3, 9, 0, 0, "America/New_York"),
+        # EventKit counts a relative alarm from the start: 15 minutes before 09:00 is 555
+        # minutes before the 18:00 due.
+        alarms=(RawAlarm(offset=-900), RawAlarm(absolute=datetime(2026, 2, 3, 20, 0, tzinfo=UTC))),
         completed=True,
         completion=stamp,
         created=stamp,
@@ -151,6 +156,8 @@ def test_a_reminder_from_the_app_maps_every_field(
         "parentId": None,
         "recurrence": "FREQ=DAILY;INTERVAL=2",
         "tags": [],
+        "startDate": "2026-02-03T15:00:00+01:00",
+        "alarms": [{"minutesBefore": 555}, {"at": "2026-02-03T21:00:00+01:00"}],
     }
     assert datetime.fromisoformat(shown["completionDate"]) == stamp
 

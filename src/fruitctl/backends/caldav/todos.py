@@ -11,7 +11,10 @@
 | modificationDate| LAST-MODIFIED (else the creation date)                                   |
 | tags            | CATEGORIES (every CATEGORIES property, in order, de-duplicated)          |
 | parentId        | RELATED-TO with RELTYPE=PARENT (the RFC default)                         |
-| recurrence      | RRULE                                                                    |
+| recurrence      | RRULE, anchored at DTSTART (RFC 5545): without a start of its own, a     |
+|                 | DTSTART at the due marked ``X-FRUITCTL-ANCHOR`` (read as no start)       |
+| startDate       | DTSTART                                                                  |
+| alarms          | VALARM (``backends.ical_alarms``: relative to DUE; no location alarm)    |
 | url             | URL                                                                      |
 | isFlagged       | X-FRUITCTL-FLAGGED:TRUE (iCalendar has no flag; an X- property survives) |
 
@@ -30,6 +33,7 @@ from typing import Any, cast
 import icalendar
 
 from fruitctl.backends import ical_events
+from fruitctl.backends.ical_alarms import read_alarms, set_alarms
 from fruitctl.backends.ical_events import BrokenObject
 from fruitctl.backends.local.mirror import MirroredReminder
 from fruitctl.domain.dates import DateOrDateTime, now, wire_zone
@@ -38,6 +42,7 @@ from fruitctl.ports import NewReminder, ReminderChanges
 PRODID = "-//fruitctl//caldav//EN"
 OFFSET = "X-FRUITCTL-OFFSET"
 FLAG = "X-FRUITCTL-FLAGGED"
+ANCHOR = "X-FRUITCTL-ANCHOR"
 _EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
 
 
@@ -81,7 +86,21 @@ def _read(todo: icalendar.Todo, list_id: str) -> MirroredReminder:
         parent_id=_parent(todo),
         recurrence=_ical(todo["RRULE"]) if "RRULE" in todo else None,
         tags=tuple(dict.fromkeys(_categories(todo.get("CATEGORIES")))),
+        start=_start(todo),
+        alarms=read_alarms(todo, "END", _value(todo, "DTSTART"), _value(todo, "DUE")),
     )
+
+
+def _start(todo: icalendar.Todo) -> DateOrDateTime | None:
+    prop = todo.get("DTSTART")
+    if prop is None or prop.params.get(ANCHOR):
+        return None
+    return _shown(prop.dt, prop.params)
+
+
+def _value(todo: icalendar.Todo, name: str) -> Any:
+    prop = todo.get(name)
+    return None if prop is None else prop.dt
 
 
 def _text(todo: icalendar.Todo, name: str) -> str | None:
@@ -180,12 +199,13 @@ def new_text(uid: str, item: NewReminder, stamp: datetime) -> str:
         "tags": item.tags,
         "isFlagged": item.is_flagged,
         "url": item.url,
+        "recurrence": item.recurrence,
+        "startDate": item.start,
+        "alarms": item.alarms,
     }
     _apply(todo, fields, stamp)
     if item.parent_id:
         todo.add("RELATED-TO", item.parent_id, parameters={"RELTYPE": "PARENT"})
-    if item.recurrence:
-        _set_rule(todo, item.recurrence, item.due)
     cal.add_component(todo)
     return _serialize(cal)
 
@@ -212,6 +232,9 @@ def _apply(todo: icalendar.Todo, changes: ReminderChanges, stamp: datetime) -> N
         _set_due(todo, given["dueDate"])
     if "completionDate" in given:
         _set_completion(todo, given["completionDate"])
+    _set_repeat(todo, given)
+    if "alarms" in given:
+        set_alarms(todo, given["alarms"], "END", "caldav")
     _set_time(todo, "LAST-MODIFIED", stamp)
     _set_time(todo, "DTSTAMP", stamp)
     if "CREATED" not in todo:
@@ -243,10 +266,7 @@ def _set_due(todo: icalendar.Todo, due: DateOrDateTime | None) -> None:
     start = todo.get("DTSTART")
     if start is not None and isinstance(start.dt, datetime) != isinstance(due, datetime):
         todo.pop("DTSTART")  # DTSTART and DUE must be of one kind (date vs date-time)
-    if isinstance(due, datetime):
-        _set_time(todo, "DUE", due)
-    else:
-        _replace(todo, "DUE", due)
+    _set_moment(todo, "DUE", due)
 
 
 def _set_completion(todo: icalendar.Todo, completion: datetime | None) -> None:
@@ -260,11 +280,35 @@ def _set_completion(todo: icalendar.Todo, completion: datetime | None) -> None:
     _set_time(todo, "COMPLETED", completion)
 
 
-def _set_rule(todo: icalendar.Todo, rule: str, due: DateOrDateTime | None) -> None:
-    todo.add("RRULE", icalendar.vRecur.from_ical(rule.removeprefix("RRULE:")))
-    if due is not None and "DTSTART" not in todo:  # a repeating VTODO is anchored at DTSTART
-        value = due if not isinstance(due, datetime) else due.astimezone(UTC)
-        todo.add("DTSTART", value)
+def _set_repeat(todo: icalendar.Todo, given: dict[str, Any]) -> None:
+    if "startDate" in given:
+        todo.pop("DTSTART", None)
+        if given["startDate"] is not None:
+            _set_moment(todo, "DTSTART", given["startDate"])
+    if "recurrence" in given:
+        _replace(todo, "RRULE", None)
+        if given["recurrence"]:
+            todo.add("RRULE", icalendar.vRecur.from_ical(given["recurrence"]))
+    _anchor(todo)
+
+
+def _anchor(todo: icalendar.Todo) -> None:
+    """A repeating VTODO counts its instances from DTSTART (RFC 5545): without a start of its
+    own, it gets one at its due, marked so that it is read as no start and moves with the due."""
+    start = todo.get("DTSTART")
+    if start is not None and not start.params.get(ANCHOR):
+        return
+    todo.pop("DTSTART", None)
+    due = todo.get("DUE")
+    if "RRULE" in todo and due is not None:
+        todo.add("DTSTART", due.dt, parameters={**due.params, ANCHOR: "TRUE"})
+
+
+def _set_moment(todo: icalendar.Todo, name: str, value: DateOrDateTime) -> None:
+    if isinstance(value, datetime):
+        _set_time(todo, name, value)
+    else:
+        _replace(todo, name, value)
 
 
 def _serialize(cal: icalendar.Calendar) -> str:

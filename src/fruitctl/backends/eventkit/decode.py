@@ -69,6 +69,7 @@ def event(item: Any) -> RawEvent:
         detached=bool(item.isDetached()),
         created=_instant(item.creationDate()),
         modified=_instant(item.lastModifiedDate()),
+        alarms=_alarms(item.alarms()),
     )
 
 

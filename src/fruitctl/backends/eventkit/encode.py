@@ -149,4 +149,5 @@ EVENT_SETTERS: dict[str, Setter] = {
     "all_day": lambda item, value, _: item.setAllDay_(bool(value)),
     "timezone": lambda item, value, _: item.setTimeZone_(_zone(value)),
     "location": lambda item, value, _: item.setLocation_(value),
+    "alarms": _set_alarms,
 }

@@ -18,6 +18,7 @@ from datetime import date, datetime, time, timedelta
 from typing import Any
 
 from fruitctl.backends.eventkit.rules import raw_rule, recurrence_text
+from fruitctl.backends.eventkit.timing import alarms_of, raw_alarms
 from fruitctl.backends.eventkit.values import RawCalendar, RawEvent
 from fruitctl.backends.eventkit.zones import iana_name, person_zone_for, zone_of
 from fruitctl.domain.calendar import Calendar, Event, occurrence_id, occurrence_key
@@ -78,6 +79,7 @@ def to_event(raw: RawEvent, calendar_name: str, *, as_series: bool = False) -> E
         occurrence=key,
         creationDate=None if raw.created is None else format_datetime(_local(raw.created)),
         modificationDate=None if raw.modified is None else format_datetime(_local(raw.modified)),
+        alarms=alarms_of(raw.alarms, None, None),  # an event's offsets count from its start
     )
 
 
@@ -129,6 +131,8 @@ def new_fields(new: NewEvent) -> dict[str, Any]:
             fields[name] = value
     if new.recurrence is not None:
         fields["rules"] = (raw_rule(new.recurrence),)
+    if new.alarms:
+        fields["alarms"] = raw_alarms(new.alarms, None, None)
     return fields
 
 
@@ -164,6 +168,8 @@ def change_fields(changes: EventChanges, current: RawEvent) -> dict[str, Any]:
     if "recurrence" in changes:
         text = changes["recurrence"]
         fields["rules"] = () if text is None else (raw_rule(text),)
+    if "alarms" in changes:
+        fields["alarms"] = raw_alarms(changes["alarms"], None, None)
     return fields
 
 

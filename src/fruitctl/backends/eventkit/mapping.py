@@ -17,10 +17,12 @@ from datetime import date, datetime
 from typing import Any
 from zoneinfo import ZoneInfo
 
+from fruitctl.backends.eventkit import timing
 from fruitctl.backends.eventkit.rules import raw_rule, recurrence_text
 from fruitctl.backends.eventkit.tagstore import Extras
 from fruitctl.backends.eventkit.values import DateParts, RawAlarm, RawReminder
 from fruitctl.backends.eventkit.zones import person_zone_for, zone_of
+from fruitctl.domain.alarms import Alarm
 from fruitctl.domain.dates import format_date_or_datetime, format_datetime, now
 from fruitctl.domain.reminders import Reminder
 from fruitctl.ports import NewReminder, ReminderChanges
@@ -84,6 +86,8 @@ def _fixed_zone(value: datetime) -> str | None:
 def to_reminder(raw: RawReminder, list_name: str, extras: Extras = NO_EXTRAS) -> Reminder:
     created = raw.created or raw.modified or now()
     due = due_value(raw.due)
+    start = due_value(timing.start_of(raw.start, raw.due))
+    alarms = timing.alarms_of(raw.alarms, due, due_value(raw.start))
     return Reminder.model_validate(
         {
             "id": raw.id,
@@ -102,6 +106,8 @@ def to_reminder(raw: RawReminder, list_name: str, extras: Extras = NO_EXTRAS) ->
             "parentId": extras.parent_id,
             "recurrence": recurrence_text(raw.rules),
             "tags": extras.tags,
+            "startDate": None if start is None else format_date_or_datetime(start),
+            "alarms": [alarm.to_wire() for alarm in alarms],
         }
     )
 
@@ -123,7 +129,15 @@ def new_fields(item: NewReminder) -> dict[str, Any]:
         fields["url"] = item.url
     if item.recurrence is not None:
         fields["rules"] = (raw_rule(item.recurrence),)
+    if item.start is not None or item.alarms:
+        alarms = item.alarms or _due_alarm(item.due)
+        fields.update(timing.timing_fields(item.due, item.start, alarms, due_parts))
     return fields
+
+
+def _due_alarm(due: date | datetime | None) -> tuple[Alarm, ...]:
+    """Reminders.app's alert at a timed due, kept when a start is given without alarms."""
+    return (Alarm(minutesBefore=0),) if isinstance(due, datetime) else ()
 
 
 WIRE_FIELDS: Mapping[str, str] = {
@@ -143,7 +157,23 @@ def change_fields(changes: ReminderChanges, current: RawReminder) -> dict[str, A
     fields = {field: given[key] for key, field in WIRE_FIELDS.items() if key in given}
     if "dueDate" in changes:
         fields.update(due_fields(changes["dueDate"], current))
+    if "recurrence" in changes:
+        rule = changes["recurrence"]
+        fields["rules"] = () if rule is None else (raw_rule(rule),)
+    if "startDate" in changes or "alarms" in changes:
+        fields.update(_timing_changes(changes, current))
     return fields
+
+
+def _timing_changes(changes: ReminderChanges, current: RawReminder) -> dict[str, Any]:
+    """A new start or new alarms; the one not given is kept as it reads now."""
+    due = changes["dueDate"] if "dueDate" in changes else due_value(current.due)
+    start = due_value(timing.start_of(current.start, current.due))
+    start = changes.get("startDate", start)
+    alarms = changes.get("alarms")
+    if alarms is None:
+        alarms = timing.alarms_of(current.alarms, due_value(current.due), due_value(current.start))
+    return timing.timing_fields(due, start, alarms, due_parts)
 
 
 def due_fields(due: date | datetime | None, current: RawReminder) -> dict[str, Any]:

@@ -54,9 +54,11 @@ EVENT_FIELDS = frozenset(
         "notes",
         "url",
         "rules",
+        "alarms",
     }
 )
-"""What an ``EventWrite`` may set. ``timezone``: an IANA name, ``None`` for floating."""
+"""What an ``EventWrite`` may set. ``timezone``: an IANA name, ``None`` for floating.
+``alarms``: its time alarms, all of them (as a reminder's)."""
 
 
 ADAPTER_DOMAIN = "fruitctl.eventkit"
@@ -194,6 +196,8 @@ class RawEvent:
     """``isDetached``: an occurrence changed on its own."""
     created: datetime | None = None
     modified: datetime | None = None
+    alarms: tuple[RawAlarm, ...] = ()
+    """Its time alarms, an offset counted from its start."""
 
 
 @dataclass(frozen=True)

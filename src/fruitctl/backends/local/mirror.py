@@ -18,6 +18,7 @@ from sqlalchemy.dialects.sqlite import insert
 
 from fruitctl.backends.local import rows
 from fruitctl.backends.local.tables import lists, reminder_tags, reminders
+from fruitctl.domain.alarms import Alarm
 from fruitctl.domain.dates import DateOrDateTime, format_datetime
 
 
@@ -46,6 +47,8 @@ class MirroredReminder:
     parent_id: str | None = None
     recurrence: str | None = None
     tags: tuple[str, ...] = ()
+    start: DateOrDateTime | None = None
+    alarms: tuple[Alarm, ...] = ()
 
 
 # -- lists ---------------------------------------------------------------------------------------
@@ -181,6 +184,8 @@ def _columns(item: MirroredReminder, parent_id: str | None) -> dict[str, Any]:
         "url": item.url,
         "parent_id": parent_id,
         "recurrence": item.recurrence,
+        **rows.start_column(item.start),
+        **rows.alarms_column(item.alarms),
         **rows.due_columns(item.due),
         **rows.completion_columns(item.completion),
         "created": created["created"],

@@ -58,6 +58,7 @@ FIELDS: dict[str, tuple[ColumnElement[Any], Kind]] = {
     "url": (reminders.c.url, "str?"),
     "parentId": (reminders.c.parent_id, "str?"),
     "recurrence": (reminders.c.recurrence, "str?"),
+    "startDate": (reminders.c.start, "str?"),
     "tags": (reminders.c.id, "tags"),
 }
 BASE_ORDER: tuple[Term, ...] = ((reminders.c.created_sort, True), (reminders.c.id, True))

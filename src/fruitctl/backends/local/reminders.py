@@ -5,7 +5,7 @@ from __future__ import annotations
 import secrets
 import threading
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import replace
 from datetime import datetime
 from typing import Any, cast
@@ -227,20 +227,10 @@ class LocalReminders:
 
     def update(self, reminder_id: str, changes: ReminderChanges) -> Reminder:
         values: dict[str, Any] = {"modified": format_datetime(now())}
-        simple = {
-            "title": "title",
-            "notes": "notes",
-            "priority": "priority",
-            "url": "url",
-            "isFlagged": "is_flagged",
-            "listId": "list_id",
-        }
         given = cast(dict[str, Any], changes)
-        values.update({column: given[key] for key, column in simple.items() if key in given})
-        if "dueDate" in changes:
-            values.update(rows.due_columns(changes["dueDate"]))
-        if "completionDate" in changes:
-            values.update(rows.completion_columns(changes["completionDate"]))
+        for key, columns in _CHANGED.items():
+            if key in given:
+                values.update(columns(given[key]))
         token = next_token()
         entering()
         with self._writer.begin() as conn:
@@ -299,7 +289,29 @@ class LocalReminders:
             "url": item.url,
             "parent_id": item.parent_id,
             "recurrence": item.recurrence,
+            **rows.start_column(item.start),
+            **rows.alarms_column(item.alarms),
             **rows.due_columns(item.due),
             **rows.completion_columns(item.completion),
             **rows.created_columns(stamp),
         }
+
+
+def _column(name: str) -> Callable[[Any], dict[str, Any]]:
+    return lambda value: {name: value}
+
+
+# A change (by wire name) -> the columns it writes.
+_CHANGED: dict[str, Callable[[Any], dict[str, Any]]] = {
+    "title": _column("title"),
+    "notes": _column("notes"),
+    "priority": _column("priority"),
+    "url": _column("url"),
+    "isFlagged": _column("is_flagged"),
+    "listId": _column("list_id"),
+    "recurrence": _column("recurrence"),
+    "dueDate": rows.due_columns,
+    "completionDate": rows.completion_columns,
+    "startDate": rows.start_column,
+    "alarms": rows.alarms_column,
+}

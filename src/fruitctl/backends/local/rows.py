@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from collections.abc import Iterable, Mapping, Sequence
 from datetime import datetime
 from typing import Any
@@ -9,6 +10,7 @@ from typing import Any
 from sqlalchemy import Connection, Select, bindparam, case, select
 
 from fruitctl.backends.local.tables import lists, reminder_tags, reminders
+from fruitctl.domain.alarms import Alarm, wire_alarms
 from fruitctl.domain.dates import (
     DateOrDateTime,
     format_date_or_datetime,
@@ -36,11 +38,13 @@ _WIRE = (
     ("recurrence", reminders.c.recurrence),
 )
 WIRE_KEYS = tuple(key for key, _ in _WIRE)
+# Read after the tags, in the order a reminder's wire has them.
+_LATER = (("startDate", reminders.c.start), ("alarms", reminders.c.alarms))
 CHUNK = 500
 
 
 def base_select() -> Select[Any]:
-    columns = [column for _, column in _WIRE]
+    columns = [column for _, column in (*_WIRE, *_LATER)]
     return select(*columns).join_from(reminders, lists, reminders.c.list_id == lists.c.id)
 
 
@@ -48,9 +52,13 @@ def to_wire(conn: Connection, rows: Sequence[Any]) -> list[dict[str, Any]]:
     """Wire dicts straight from rows: stored date texts already are wire texts."""
     tags = load_tags(conn, [row[0] for row in rows])
     wire = []
+    width = len(WIRE_KEYS)
     for row in rows:
-        item = dict(zip(WIRE_KEYS, row, strict=True))
+        item = dict(zip(WIRE_KEYS, row[:width], strict=True))
         item["tags"] = list(tags.get(row[0], ()))
+        start, alarms = row[width:]
+        item["startDate"] = start
+        item["alarms"] = json.loads(alarms) if alarms else []
         wire.append(item)
     return wire
 
@@ -97,6 +105,14 @@ def due_columns(due: DateOrDateTime | None) -> dict[str, Any]:
     if due is None:
         return {"due": None, "due_sort": None}
     return {"due": format_date_or_datetime(due), "due_sort": instant(due)}
+
+
+def start_column(start: DateOrDateTime | None) -> dict[str, Any]:
+    return {"start": None if start is None else format_date_or_datetime(start)}
+
+
+def alarms_column(alarms: Sequence[Alarm]) -> dict[str, Any]:
+    return {"alarms": json.dumps(wire_alarms(alarms)) if alarms else None}
 
 
 def completion_columns(completion: datetime | None) -> dict[str, Any]:

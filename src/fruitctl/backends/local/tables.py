@@ -50,6 +50,8 @@ reminders = Table(
     Column("url", Text),
     Column("parent_id", Text, ForeignKey("reminders.id", ondelete="SET NULL")),
     Column("recurrence", Text),
+    Column("start", Text),
+    Column("alarms", Text),  # JSON: the wire's alarm objects
 )
 
 reminder_tags = Table(

@@ -8,6 +8,7 @@ one transaction. The common start costs one ``SELECT``.
 
 from __future__ import annotations
 
+import json
 from datetime import datetime
 from typing import Any
 
@@ -28,7 +29,14 @@ def follow_zone(engine: Engine, writer: Engine) -> None:
         stored = conn.execute(select(store_meta.c.value).where(store_meta.c.key == _KEY)).scalar()
     if stored == wanted:
         return
-    times = (reminders.c.due, reminders.c.completion, reminders.c.created, reminders.c.modified)
+    times = (
+        reminders.c.due,
+        reminders.c.completion,
+        reminders.c.created,
+        reminders.c.modified,
+        reminders.c.start,
+        reminders.c.alarms,
+    )
     with writer.begin() as conn:
         rows = [_rezoned(*row) for row in conn.execute(select(reminders.c.id, *times))]
         if rows:
@@ -41,10 +49,18 @@ def follow_zone(engine: Engine, writer: Engine) -> None:
 
 
 def _rezoned(
-    rid: str, due: str | None, completion: str | None, created: str, modified: str
+    rid: str,
+    due: str | None,
+    completion: str | None,
+    created: str,
+    modified: str,
+    start: str | None,
+    alarms: str | None,
 ) -> dict[str, Any]:
     moment = None if due is None else parse_wire(due)
     return {
+        "start": None if start is None else _moment_in_zone(start),
+        "alarms": None if alarms is None else _alarms_in_zone(alarms),
         "rid": rid,
         # A date stays a date, but its order key (its midnight) moves with the zone.
         "due": format_datetime(moment) if isinstance(moment, datetime) else due,
@@ -53,6 +69,19 @@ def _rezoned(
         "created": _in_zone(created),
         "modified": _in_zone(modified),
     }
+
+
+def _moment_in_zone(text: str) -> str:
+    """A date stays a date; a date-time is said in the zone."""
+    return text if len(text) == 10 else _in_zone(text)
+
+
+def _alarms_in_zone(text: str) -> str:
+    alarms = json.loads(text)
+    for alarm in alarms:
+        if "at" in alarm:
+            alarm["at"] = _in_zone(alarm["at"])
+    return json.dumps(alarms)
 
 
 def _in_zone(text: str) -> str:

@@ -12,6 +12,7 @@ from fruitctl.domain.calendar import LOCATION_MAX, check_rrule
 from fruitctl.domain.dates import parse_date_or_datetime, wire_zone, zone
 from fruitctl.domain.errors import InvalidParams
 from fruitctl.domain.reminders import NOTES_MAX, check_text, check_title
+from fruitctl.tools.alarms import domain_alarms
 
 URL_MAX = 2_048
 Moment = date | datetime
@@ -54,6 +55,7 @@ def draft_of(request: inputs.CreateEvent) -> dict[str, Any]:
         "notes": _text("notes", request.notes, NOTES_MAX, multiline=True),
         "url": _text("url", request.url, URL_MAX),
         "recurrence": None if request.recurrence is None else check_rrule(request.recurrence),
+        "alarms": domain_alarms(request.alarms or []),
     }
 
 
@@ -80,7 +82,7 @@ def changes_of(request: inputs.UpdateEvent) -> dict[str, Any]:
         if value is None and name not in _CLEARABLE:
             raise InvalidParams.null(name)
         if value is None:
-            changes[name] = None
+            changes[name] = () if name == "alarms" else None
         elif name in _MOMENTS:
             changes[name] = moment(value, name, wall)
         else:
@@ -140,6 +142,7 @@ _CHECKS: dict[str, Any] = {
     "notes": lambda v: _text("notes", v, NOTES_MAX, multiline=True),
     "url": lambda v: _text("url", v, URL_MAX),
     "recurrence": check_rrule,
+    "alarms": domain_alarms,
 }
 _MOMENTS = frozenset({"startAt", "endAt"})
-_CLEARABLE = frozenset({"location", "notes", "url", "recurrence"})
+_CLEARABLE = frozenset({"location", "notes", "url", "recurrence", "alarms"})

@@ -8,7 +8,9 @@ from typing import Literal
 
 from pydantic import ConfigDict, Field
 
+from fruitctl.domain.alarms import ALARMS_MAX
 from fruitctl.domain.recurrence import MAX_PER_DAY
+from fruitctl.tools.alarms import ALARMS_HELP, AlarmInput
 from fruitctl.tools.inputs import Input
 
 Scope = Literal["occurrence", "series"]
@@ -69,6 +71,9 @@ class CreateEvent(Input):
         None,
         description="An RRULE, e.g. 'FREQ=WEEKLY;BYDAY=FR' or 'FREQ=DAILY;COUNT=5'. " + REPEATS,
     )
+    alarms: list[AlarmInput] | None = Field(
+        None, max_length=ALARMS_MAX, description=ALARMS_HELP + " (minutes before its start)"
+    )
 
 
 class Target(Input):
@@ -102,6 +107,12 @@ class UpdateEvent(Target):
     url: str | None = Field(None, description="New link; null clears")
     recurrence: str | None = Field(
         None, description="New RRULE for the series; null makes it a single event. " + REPEATS
+    )
+    alarms: list[AlarmInput] | None = Field(
+        None,
+        max_length=ALARMS_MAX,
+        description=ALARMS_HELP + " (minutes before its start). Replaces all of them; [] or "
+        "null clears.",
     )
 
 

@@ -20,8 +20,10 @@ from fruitctl.approvals.readable import (
     with_names,
 )
 from fruitctl.capabilities.context import Context
+from fruitctl.domain.alarms import alarms_of
 from fruitctl.domain.errors import FruitctlError, NotFound
 from fruitctl.domain.reminders import priority_name
+from fruitctl.domain.repeat_words import repeat_and_alarms
 from fruitctl.domain.wording import counted
 from fruitctl.tools.model import Args, Change, Snapshot
 
@@ -58,8 +60,14 @@ def _named(args: Args, ctx: Context) -> Snapshot:
 
 
 def _titles(items: list[Args]) -> str:
-    names = ", ".join(f"'{i.get('title', '?')}'" for i in items[:3])
+    names = ", ".join(f"'{i.get('title', '?')}'{_repeats(i)}" for i in items[:3])
     return names + (f" and {len(items) - 3} more" if len(items) > 3 else "")
+
+
+def _repeats(item: Args) -> str:
+    """ " (every Monday, alert 15 minutes before)" of an item that repeats or alerts."""
+    said = repeat_and_alarms(item.get("recurrence"), alarms_of(item.get("alarms") or ()))
+    return f" ({said})" if said else ""
 
 
 def _titled(before: Snapshot, ids: list[str]) -> list[Args]:
@@ -113,11 +121,15 @@ def _update_inverse(args: Args, before: Snapshot, result: Any) -> dict[str, Any]
 
 def _restore(old: dict[str, Any]) -> dict[str, Any]:
     item: dict[str, Any] = {"id": old["id"], "list": {"id": old["listId"]}}
-    item.update({k: old[k] for k in ("title", "notes", "dueDate", "url", "tags")})
+    item.update({k: old[k] for k in ("title", "notes", "dueDate", "url", "tags", *_REPEATS)})
     item["priority"] = priority_name(old["priority"])
     item["flagged"] = old["isFlagged"]
     item["completedDate"] = old["completionDate"]
     return item
+
+
+# A reminder's timing beyond its due: restored by undo, recreated with it, lost with it.
+_REPEATS = ("recurrence", "startDate", "alarms")
 
 
 # Where a reminder keeps what each argument sets (the rest keep the argument's name).
@@ -154,6 +166,7 @@ _LOST = {
     "tags": "tags",
     "url": "url",
     "notes": "notes",
+    **{name: name for name in _REPEATS},
 }
 
 
@@ -171,8 +184,8 @@ def _delete_inverse(args: Args, before: Snapshot, result: Any) -> dict[str, Any]
 
 def _recreate(old: dict[str, Any]) -> dict[str, Any]:
     item: dict[str, Any] = {"title": old["title"], "list": {"id": old["listId"]}}
-    for key in ("notes", "dueDate", "url"):
-        if old[key] is not None:
+    for key in ("notes", "dueDate", "url", *_REPEATS):
+        if old.get(key):
             item[key] = old[key]
     if old["tags"]:
         item["tags"] = old["tags"]

@@ -13,7 +13,10 @@ from pydantic import (
     model_validator,
 )
 
+from fruitctl.domain.alarms import ALARMS_MAX
+from fruitctl.domain.recurrence import MAX_PER_DAY
 from fruitctl.domain.reminders import PriorityName, SortOrder, Status
+from fruitctl.tools.alarms import ALARMS_HELP, AlarmInput
 from fruitctl.tools.inputs import CLEARED_BY_NULL, Input
 from fruitctl.tools.inputs import parse as parse_input
 
@@ -92,6 +95,14 @@ class GetReminder(Input):
     id: str = Field(description="Reminder ID")
 
 
+REPEATS = (
+    "Repeat rule (RFC 5545 RRULE), e.g. 'FREQ=WEEKLY;BYDAY=MO' or 'FREQ=MONTHLY;BYMONTHDAY=1;"
+    f"COUNT=6'; needs a due date. At most hourly, at most {MAX_PER_DAY} times a day. Completing "
+    "a repeating reminder moves it to its next due date and keeps the done one as completed"
+)
+STARTS = "When to start on it, in ISO 8601 (a date alone stays a date); not when it alerts"
+
+
 class NewReminderItem(Input):
     title: str = Field(description="Reminder title")
     notes: str | None = Field(None, description="Reminder notes/body text")
@@ -110,6 +121,11 @@ class NewReminderItem(Input):
     completedDate: str | None = Field(
         None, description="Create it already completed at this ISO 8601 date-time"
     )
+    recurrence: str | None = Field(None, description=REPEATS)
+    alarms: builtins.list[AlarmInput] | None = Field(
+        None, max_length=ALARMS_MAX, description=ALARMS_HELP
+    )
+    startDate: str | None = Field(None, description=STARTS)
 
 
 class CreateReminders(Input):
@@ -143,6 +159,20 @@ class ReminderUpdate(Input):
         description="New link (on Apple Reminders: EventKit's URL field, which the Reminders "
         "app does not show). Set to null to clear.",
         json_schema_extra=CLEARED_BY_NULL,
+    )
+    recurrence: str | None = Field(
+        None,
+        description=REPEATS + ". Set to null to stop it repeating.",
+        json_schema_extra=CLEARED_BY_NULL,
+    )
+    alarms: builtins.list[AlarmInput] | None = Field(
+        None,
+        max_length=ALARMS_MAX,
+        description=ALARMS_HELP + ". Replaces all of them; [] or null clears.",
+        json_schema_extra=CLEARED_BY_NULL,
+    )
+    startDate: str | None = Field(
+        None, description=STARTS + ". Set to null to clear.", json_schema_extra=CLEARED_BY_NULL
     )
 
 

@@ -11,14 +11,15 @@ from __future__ import annotations
 import operator
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
-from datetime import datetime
+from datetime import date, datetime
 from typing import Any, cast
 
 from pydantic import BaseModel
 
-from fruitctl.capabilities.reminders import inputs
+from fruitctl.capabilities.reminders import drafts, inputs
 from fruitctl.capabilities.reminders.inputs import ListSelector, TargetList, parse
 from fruitctl.domain import accounts
+from fruitctl.domain.calendar import check_rrule
 from fruitctl.domain.dates import format_datetime, now, parse_date_or_datetime, parse_datetime
 from fruitctl.domain.errors import FruitctlError, InvalidParams, NotFound
 from fruitctl.domain.query import compile_query
@@ -40,6 +41,7 @@ from fruitctl.ports import (
     ReminderScope,
     ReminderSearch,
 )
+from fruitctl.tools.alarms import domain_alarms
 
 Args = Mapping[str, Any] | BaseModel | None
 URL_MAX = 2_048
@@ -214,16 +216,21 @@ class RemindersService:
 
     def _draft(self, item: inputs.NewReminderItem) -> dict[str, Any]:
         _check_target(item.list)
-        return {
+        draft: dict[str, Any] = {
             "title": check_title(item.title),
             "notes": _notes(item.notes),
             "priority": priority_value(item.priority or "none"),
-            "due": parse_date_or_datetime(item.dueDate) if item.dueDate is not None else None,
+            "due": _moment(item.dueDate),
             "completion": _completed_at(item.completedDate),
             "tags": check_tags(item.tags or ()),
             "is_flagged": bool(item.flagged),
             "url": _url(item.url),
+            "recurrence": None if item.recurrence is None else check_rrule(item.recurrence),
+            "start": _moment(item.startDate),
+            "alarms": domain_alarms(item.alarms or []),
         }
+        drafts.check_timing(draft["due"], draft["recurrence"], draft["alarms"], draft["start"])
+        return draft
 
     def _changes(self, item: inputs.ReminderUpdate) -> ReminderChanges:
         _check_target(item.list)
@@ -235,6 +242,8 @@ class RemindersService:
             if name in _CONVERT:
                 key, convert = _CONVERT[name]
                 changes[key] = None if value is None else convert(value)
+        if changes.get("alarms", ()) is None:
+            changes["alarms"] = ()  # null clears them, as [] does
         return cast(ReminderChanges, changes)
 
     def _update_one(
@@ -244,7 +253,7 @@ class RemindersService:
             changes["listId"] = self._target(item.list, lists).id
         if item.completed is not None and "completionDate" not in changes:
             changes["completionDate"] = _completion(item.completed)
-        return self.backend.update(item.id, changes)
+        return drafts.update(self.backend, item.id, changes)
 
     def _items(
         self, read: str, found: list[Reminder], item: Callable[[Reminder], dict[str, Any]]
@@ -288,12 +297,21 @@ _CONVERT: dict[str, tuple[str, Callable[[Any], Any]]] = {
     "tags": ("tags", check_tags),
     "flagged": ("isFlagged", bool),
     "url": ("url", lambda v: _url(v)),
+    "recurrence": ("recurrence", check_rrule),
+    "startDate": ("startDate", parse_date_or_datetime),
+    "alarms": ("alarms", domain_alarms),
 }
-_CLEARABLE = frozenset({"notes", "dueDate", "completedDate", "url"})
+_CLEARABLE = frozenset(
+    {"notes", "dueDate", "completedDate", "url", "recurrence", "startDate", "alarms"}
+)
 
 
 def _same_objects(old: list[Reminder], new: list[Reminder]) -> bool:
     return len(old) == len(new) and all(map(operator.is_, old, new))
+
+
+def _moment(text: str | None) -> date | datetime | None:
+    return None if text is None else parse_date_or_datetime(text)
 
 
 def _completed_at(text: str | None) -> datetime | None:
