@@ -18,6 +18,7 @@ from fruitctl import telemetry
 from fruitctl.approvals.allowlists import Allowlists
 from fruitctl.approvals.audit import AuditLog
 from fruitctl.approvals.engine import Approvals
+from fruitctl.approvals.grants import GrantStore
 from fruitctl.approvals.store import ProposalStore
 from fruitctl.backend_factories import (
     PERSONAL_STORES,
@@ -178,6 +179,7 @@ class App:
     @cached_property
     def modes(self) -> ModeStore:
         store = ModeStore(self.state)
+        store.on_lockdown = lambda by: self.grants.revoke_all(by, "The mode changed to LOCKDOWN.")
         self._closers.append(store.close)
         return store
 
@@ -191,6 +193,10 @@ class App:
     @cached_property
     def audit(self) -> AuditLog:
         return AuditLog(self.ledger)
+
+    @cached_property
+    def grants(self) -> GrantStore:
+        return GrantStore(self.ledger, self.audit)
 
     @cached_property
     def allowlists(self) -> Allowlists:
@@ -223,11 +229,11 @@ class App:
             self.state, lambda exc: translate_fault(exc, paths.state_db)
         )
         context = Context(self._factories(), rules.of)
-        policy = Policy(rules, self.modes, recorder)
+        policy = Policy(rules, self.modes, recorder, self.grants)
         gateway = Gateway(registry, policy, context, log, recorder, _run_in_child)
         ttl = self.config.settings.approvals.ttl_hours * 3600
         proposals = ProposalStore(self.ledger, self.audit)
-        gateway.approvals = Approvals(proposals, registry, context, ttl)
+        gateway.approvals = Approvals(proposals, registry, context, ttl, self.grants)
         gateway.approvals.page_base = self.config.settings.http.public_url or None
         self._closers.append(gateway.close)
         _recover(gateway, log)

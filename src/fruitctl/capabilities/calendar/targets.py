@@ -45,4 +45,9 @@ def _current_calendar(event_id: str, ctx: Context) -> Iterator[str]:
         return  # the service reports an unknown id itself
 
 
-CALENDARS = TargetRule(calendars_check, "agents")
+def calendars_reached(args: Any, ctx: Context) -> Iterator[str]:
+    """The calendars an event write reaches, for a standing grant's scope."""
+    return (f"calendar:{name}" for name in _touched_calendars(args, ctx))
+
+
+CALENDARS = TargetRule(calendars_check, "agents", calendars_reached)

@@ -53,4 +53,9 @@ def _named(selector: Any, by_id: dict[str, str]) -> str:
     return str(selector.name)
 
 
-REMINDER_LISTS = TargetRule(reminder_lists_check, "agents")
+def reminder_lists_reached(args: Any, ctx: Context) -> Iterator[str]:
+    """The lists a reminder write reaches, for a standing grant's scope."""
+    return (f"list:{name}" for name in _touched_lists(args, ctx))
+
+
+REMINDER_LISTS = TargetRule(reminder_lists_check, "agents", reminder_lists_reached)
