@@ -15,6 +15,7 @@ from sqlalchemy import Engine
 
 from fruitctl import config as config_module
 from fruitctl import telemetry
+from fruitctl.approvals.allowance import Allowance
 from fruitctl.approvals.allowlists import Allowlists
 from fruitctl.approvals.audit import AuditLog
 from fruitctl.approvals.engine import Approvals
@@ -321,14 +322,20 @@ class App:
         return self.gateway.invoke(tool, args, actor, idempotency_key=idempotency_key).unwrapped()
 
     def decide(
-        self, proposal_id: str, action: Action, actor: Actor = CLI_ACTOR, reason: str | None = None
+        self,
+        proposal_id: str,
+        action: Action,
+        actor: Actor = CLI_ACTOR,
+        reason: str | None = None,
+        allow: Allowance | None = None,
     ) -> dict[str, Any]:
-        """A person's decision on a proposal (``Gateway.decide``): approve, reject or undo - taken
-        by the daemon when one runs, so the write runs in the process that holds the data."""
+        """A person's decision on a proposal (``Gateway.decide``): approve (``allow``: with a
+        standing grant), reject or undo - taken by the daemon when one runs, so the write runs
+        in the process that holds the data."""
         if self.remote is not None:
-            decided: dict[str, Any] = self.remote.decide(proposal_id, action, actor, reason)
+            decided: dict[str, Any] = self.remote.decide(proposal_id, action, actor, reason, allow)
             return decided
-        return self.gateway.decide(proposal_id, action, actor, reason)
+        return self.gateway.decide(proposal_id, action, actor, reason, allow)
 
     def stats(self, since: float) -> list[dict[str, Any]]:
         self.gateway.flush()  # this process's buffered calls count too

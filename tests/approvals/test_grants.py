@@ -12,7 +12,7 @@ from typing import Any
 import pytest
 
 from fruitctl import bootstrap
-from fruitctl.approvals.grants import MAX_GRANT_SECONDS, Allowance, parse_duration
+from fruitctl.approvals.allowance import MAX_GRANT_SECONDS, Allowance, parse_duration
 from fruitctl.domain.actors import Actor
 from fruitctl.domain.errors import Conflict, InvalidParams, NotFound, PermissionDenied
 

@@ -38,9 +38,10 @@ from typing import Any, cast
 from pydantic import BaseModel
 
 from fruitctl.approvals import owners, views
+from fruitctl.approvals.allowance import Allowance
 from fruitctl.approvals.audit import canonical
 from fruitctl.approvals.changes import differences, unknown_change
-from fruitctl.approvals.grants import Allowance, GrantStore
+from fruitctl.approvals.grants import GrantStore
 from fruitctl.approvals.store import Proposal, ProposalStore
 from fruitctl.domain.actors import Actor, identity_of
 from fruitctl.domain.errors import (

@@ -12,28 +12,18 @@ clock (like a proposal), or when a person revokes it; every step is an audit row
 from __future__ import annotations
 
 import json
-import re
 import secrets
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any, Literal
+from typing import Any
 
 from sqlalchemy import Connection, Engine, text
 
 from fruitctl.approvals.audit import AuditLog, canonical
 from fruitctl.approvals.store import STORE_NOW
 from fruitctl.domain.dates import format_epoch
-from fruitctl.domain.errors import Conflict, InvalidParams, NotFound
-
-MAX_GRANT_SECONDS = 24 * 3600
-"""The longest a grant lasts: a day. Past it the person decides again - a grant is for a stretch
-of work ("the next two hours"), not a standing change of the rules (that is governance.yaml)."""
-MAX_GRANT_WORDS = "24h"
-Scope = Literal["list", "tool"]
-SCOPES: tuple[Scope, ...] = ("list", "tool")
-_UNITS = {"s": 1, "m": 60, "h": 3600, "d": 86400}
-_DURATION = re.compile(r"\s*(\d+(?:\.\d+)?)\s*([smhd])\s*")
+from fruitctl.domain.errors import Conflict, NotFound
 
 COLUMNS = (
     "id, tool, agent, scope, created_at, expires_at, created_by, proposal_id, revoked_at, "
@@ -42,41 +32,6 @@ COLUMNS = (
 _SELECT = f"SELECT {COLUMNS} FROM grants"
 _LIVE = f"revoked_at IS NULL AND expires_at > {STORE_NOW}"
 _END = text("UPDATE grants SET revoked_at = :now, revoked_by = :by WHERE id = :id AND " + _LIVE)
-
-
-def parse_duration(given: object) -> float:
-    """Seconds from ``2h``, ``30m``, ``1d``, ``90s`` or a number of seconds; positive and at
-    most ``MAX_GRANT_SECONDS``, else ``invalid_params`` naming the bound."""
-    if isinstance(given, bool):
-        raise InvalidParams.grant_duration(given, MAX_GRANT_WORDS)
-    if isinstance(given, int | float):
-        seconds = float(given)
-    else:
-        match = _DURATION.fullmatch(str(given))
-        if match is None:
-            raise InvalidParams.grant_duration(given, MAX_GRANT_WORDS)
-        seconds = float(match[1]) * _UNITS[match[2]]
-    if not 0 < seconds <= MAX_GRANT_SECONDS:
-        raise InvalidParams.grant_duration(given, MAX_GRANT_WORDS)
-    return seconds
-
-
-@dataclass(frozen=True)
-class Allowance:
-    """What a person approving also allows: the proposal's tool, for its agent, for ``seconds``,
-    on the lists, calendars or projects the proposal reaches (``list``) or anywhere the tool
-    reaches (``tool``; also what ``list`` means for a tool that names no container)."""
-
-    seconds: float
-    scope: Scope = "list"
-
-    @classmethod
-    def parse(cls, duration: object, scope: object = None) -> Allowance:
-        """From a door's words: ``allowFor`` (``2h``) and ``scope`` (default ``list``)."""
-        chosen = "list" if scope is None else str(scope).strip().lower()
-        if chosen not in SCOPES:
-            raise InvalidParams.grant_scope(scope)
-        return cls(parse_duration(duration), chosen)
 
 
 @dataclass(frozen=True)

@@ -154,6 +154,11 @@ class InvalidParams(FruitctlError):
         )
 
     @classmethod
+    def approve_which(cls) -> Self:
+        """``proposals approve`` given neither one proposal nor ``--all``, or both."""
+        return cls("Give one proposal ID, or --all (narrowed with --agent and --tool).")
+
+    @classmethod
     def grant_scope(cls, given: object) -> Self:
         return cls(f"A grant's scope is 'list' or 'tool', not '{given}'.", field="scope")
 

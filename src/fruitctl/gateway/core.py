@@ -45,8 +45,8 @@ from fruitctl.tools.model import Tool, ToolResult
 from fruitctl.tools.registry import ToolRegistry
 
 if TYPE_CHECKING:
+    from fruitctl.approvals.allowance import Allowance
     from fruitctl.approvals.engine import Approvals
-    from fruitctl.approvals.grants import Allowance
     from fruitctl.approvals.store import Proposal
 
 Action = Literal["approve", "reject", "undo"]
