@@ -16,6 +16,14 @@ of work ("the next two hours"), not a standing change of the rules (that is gove
 MAX_GRANT_WORDS = "24h"
 Scope = Literal["list", "tool"]
 SCOPES: tuple[Scope, ...] = ("list", "tool")
+OFFERED: tuple[tuple[str, str], ...] = (
+    ("1h", "an hour"),
+    ("2h", "two hours"),
+    ("8h", "eight hours"),
+    ("24h", "a day"),
+)
+"""The lengths a form offers (the page, MCP elicitation): a few to pick from, where a typed one
+would be a mistake waiting; the CLI and the API take any length up to the bound."""
 _UNITS = {"s": 1, "m": 60, "h": 3600, "d": 86400}
 _DURATION = re.compile(r"\s*(\d+(?:\.\d+)?)\s*([smhd])\s*")
 

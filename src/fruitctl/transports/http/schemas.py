@@ -15,11 +15,11 @@ from pydantic import BaseModel, ConfigDict, Field, JsonValue
 from fruitctl.approvals.batch import BATCH_MAX
 from fruitctl.domain import error_table
 from fruitctl.domain.reminders import Reminder, ReminderList
-from fruitctl.tools.outputs import Pending, Proposal
+from fruitctl.tools.outputs import Grant, Pending, Proposal
 
 # Declared once, where the tools and the approvals declare them too: the pending answer and the
 # proposal are the same type at every door.
-__all__ = ["Pending", "Proposal", "Reminder", "ReminderList"]
+__all__ = ["Grant", "Pending", "Proposal", "Reminder", "ReminderList"]
 
 
 class Model(BaseModel):
@@ -85,26 +85,6 @@ class Batch(Model):
 class Decided(Model):
     decided: list[dict[str, Any]]
     failed: list[dict[str, Any]] = Field(description="{id, error} of each that failed")
-
-
-class Grant(Model):
-    id: str
-    tool: str
-    agent: str
-    scope: list[str] | None = Field(description="Containers covered; null: the whole tool")
-    status: Literal["live", "expired", "revoked"]
-    createdAt: str
-    expiresAt: str
-    createdBy: str
-    proposalId: str | None
-    revokedAt: str | None
-    revokedBy: str | None
-
-
-class Approved(Proposal):
-    """An approved proposal; with the standing grant given with it, when one was asked for."""
-
-    grant: Grant | None = None
 
 
 class AuditEntry(Model):

@@ -57,7 +57,7 @@ def router(door: Door, user: Callable[..., Any], admin: Callable[..., Any]) -> A
     @api.post(
         "/proposals/{proposal_id}/approve",
         summary="Approve and execute (exactly once); with allowFor, also give a standing grant",
-        responses={200: {"model": schemas.Approved}, **decided},
+        responses={200: {"model": schemas.Proposal}, **decided},
         openapi_extra=model_schema(schemas.Approval, required=False),
     )
     async def approve(

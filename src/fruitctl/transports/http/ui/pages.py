@@ -18,7 +18,7 @@ from starlette.responses import HTMLResponse, RedirectResponse, Response
 
 from fruitctl import __version__
 from fruitctl.approvals import batch
-from fruitctl.approvals.allowance import Allowance
+from fruitctl.approvals.allowance import OFFERED, Allowance
 from fruitctl.approvals.batch import BATCH_MAX
 from fruitctl.approvals.views import HIDDEN_WARNING, hides_text
 from fruitctl.domain.errors import FruitctlError
@@ -31,8 +31,6 @@ from fruitctl.transports.http.ui import text
 from fruitctl.transports.http.ui.footer import when_things_change
 from fruitctl.transports.http.ui.session import Sessions, SignInError, same_origin
 
-GRANT_LENGTHS = (("1h", "an hour"), ("2h", "two hours"), ("8h", "eight hours"), ("24h", "a day"))
-"""The lengths the page offers for a standing grant (the CLI and API take any up to the bound)."""
 DONE = {
     "approved": "Approved and executed.",
     "granted": "Approved and executed; the agent may now do the same there, without asking, "
@@ -227,7 +225,7 @@ class Pages:
             status,
             csrf=self.sessions.csrf(session),
             footer=footer,
-            grant_lengths=GRANT_LENGTHS,
+            grant_lengths=OFFERED,
             **context,
         )
 
