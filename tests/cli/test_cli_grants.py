@@ -89,7 +89,7 @@ def test_a_mode_change_to_lockdown_ends_the_grants(home: Path) -> None:
         (["--allow-for", "25h"], "at most 24h"),
         (["--allow-for", "soon"], "at most 24h"),
         (["--allow-for", "1h", "--scope", "everything"], "'list' or 'tool'"),
-        (["--scope", "tool"], "at most 24h"),
+        (["--scope", "tool"], "give allowFor too"),
     ],
 )
 def test_a_grant_past_its_bounds_is_refused_and_nothing_is_approved(

@@ -68,7 +68,7 @@ class Allowance:
         without it is refused rather than dropped)."""
         if params.get("allowFor") is None:
             if params.get("scope") is not None:
-                raise InvalidParams.grant_duration("", MAX_GRANT_WORDS)
+                raise InvalidParams.grant_scope_alone()
             return None
         return cls.parse(params["allowFor"], params.get("scope"))
 

@@ -17,8 +17,8 @@ what a person selected is what is decided (a longer queue takes another batch)."
 
 def chosen(pending: Iterable[dict[str, Any]], agent: str | None, tool: str | None) -> list[str]:
     """The ids of the ``pending`` proposals (their views, newest first as listed) of ``agent`` -
-    its identity (``agent:uid:1000``), the name in it (``uid:1000``) or the name it shows
-    (``claude``) - and of ``tool``, oldest first (the order they were asked for)."""
+    its identity (``agent:uid:1000``), the name in it (``uid:1000``; a token's name), or the
+    name it shows (``claude``) - and of ``tool``, oldest first (the order they were asked for)."""
     found = [
         p
         for p in pending
@@ -53,5 +53,7 @@ def decide_batch(
 
 def _by(shown: str, agent: str) -> bool:
     identity, _, display = shown.partition(DISPLAY_SEPARATOR)
-    names = {identity, identity.partition(":")[2], display}
+    name = identity.partition(":")[2]
+    # An HTTP token's identity is its name and id (``claude.3f2a…``): its name alone names it.
+    names = {identity, name, name.partition(".")[0], display}
     return agent.casefold() in {name.casefold() for name in names if name}

@@ -159,6 +159,13 @@ class InvalidParams(FruitctlError):
         return cls("Give one proposal ID, or --all (narrowed with --agent and --tool).")
 
     @classmethod
+    def grant_scope_alone(cls) -> Self:
+        return cls(
+            "A grant's scope goes with how long it lasts: give allowFor too (--allow-for 2h).",
+            field="scope",
+        )
+
+    @classmethod
     def grant_scope(cls, given: object) -> Self:
         return cls(f"A grant's scope is 'list' or 'tool', not '{given}'.", field="scope")
 
