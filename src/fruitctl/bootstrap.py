@@ -15,9 +15,11 @@ from sqlalchemy import Engine
 
 from fruitctl import config as config_module
 from fruitctl import telemetry
+from fruitctl.approvals.allowance import Allowance
 from fruitctl.approvals.allowlists import Allowlists
 from fruitctl.approvals.audit import AuditLog
 from fruitctl.approvals.engine import Approvals
+from fruitctl.approvals.grants import GrantStore
 from fruitctl.approvals.store import ProposalStore
 from fruitctl.backend_factories import (
     PERSONAL_STORES,
@@ -193,6 +195,7 @@ class App:
     @cached_property
     def modes(self) -> ModeStore:
         store = ModeStore(self.state)
+        store.on_lockdown = lambda by: self.grants.revoke_all(by, "The mode changed to LOCKDOWN.")
         self._closers.append(store.close)
         return store
 
@@ -206,6 +209,10 @@ class App:
     @cached_property
     def audit(self) -> AuditLog:
         return AuditLog(self.ledger)
+
+    @cached_property
+    def grants(self) -> GrantStore:
+        return GrantStore(self.ledger, self.audit)
 
     @cached_property
     def allowlists(self) -> Allowlists:
@@ -238,11 +245,11 @@ class App:
             self.state, lambda exc: translate_fault(exc, paths.state_db)
         )
         context = Context(self._factories(), rules.of)
-        policy = Policy(rules, self.modes, recorder)
+        policy = Policy(rules, self.modes, recorder, self.grants)
         gateway = Gateway(registry, policy, context, log, recorder, _run_in_child)
         ttl = self.config.settings.approvals.ttl_hours * 3600
         proposals = ProposalStore(self.ledger, self.audit)
-        gateway.approvals = Approvals(proposals, registry, context, ttl)
+        gateway.approvals = Approvals(proposals, registry, context, ttl, self.grants)
         gateway.approvals.page_base = self.config.settings.http.public_url or None
         self._closers.append(gateway.close)
         _recover(gateway, log)
@@ -330,14 +337,20 @@ class App:
         return self.gateway.invoke(tool, args, actor, idempotency_key=idempotency_key).unwrapped()
 
     def decide(
-        self, proposal_id: str, action: Action, actor: Actor = CLI_ACTOR, reason: str | None = None
+        self,
+        proposal_id: str,
+        action: Action,
+        actor: Actor = CLI_ACTOR,
+        reason: str | None = None,
+        allow: Allowance | None = None,
     ) -> dict[str, Any]:
-        """A person's decision on a proposal (``Gateway.decide``): approve, reject or undo - taken
-        by the daemon when one runs, so the write runs in the process that holds the data."""
+        """A person's decision on a proposal (``Gateway.decide``): approve (``allow``: with a
+        standing grant), reject or undo - taken by the daemon when one runs, so the write runs
+        in the process that holds the data."""
         if self.remote is not None:
-            decided: dict[str, Any] = self.remote.decide(proposal_id, action, actor, reason)
+            decided: dict[str, Any] = self.remote.decide(proposal_id, action, actor, reason, allow)
             return decided
-        return self.gateway.decide(proposal_id, action, actor, reason)
+        return self.gateway.decide(proposal_id, action, actor, reason, allow)
 
     def stats(self, since: float) -> list[dict[str, Any]]:
         self.gateway.flush()  # this process's buffered calls count too

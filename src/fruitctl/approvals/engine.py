@@ -20,6 +20,9 @@ FAILED), executed exactly once, each step in one transaction with its audit row 
   or FAILED when nothing changed), ``failed``, or ``unknown`` for one still running at its
   deadline, whose worker then records its true end - or, if the process dies first,
   ``recoverable()`` hands it back for the next start to replay.
+- **Standing grants** (``approvals.grants``): a person approving may also allow the same tool
+  for the same agent where the proposal reaches, for a while (``grant``); the policy then allows
+  the agent's matching writes, which are filed here as direct writes carrying the grant's id.
 - **Nothing changed is not a success.** An execution whose every item failed (the seed's
   partial-failure answer with nothing done) ends FAILED with the reasons.
 """
@@ -35,8 +38,10 @@ from typing import Any, cast
 from pydantic import BaseModel
 
 from fruitctl.approvals import owners, views
+from fruitctl.approvals.allowance import Allowance
 from fruitctl.approvals.audit import canonical
 from fruitctl.approvals.changes import differences, unknown_change
+from fruitctl.approvals.grants import GrantStore
 from fruitctl.approvals.store import Proposal, ProposalStore
 from fruitctl.domain.actors import Actor, identity_of
 from fruitctl.domain.errors import (
@@ -49,6 +54,7 @@ from fruitctl.domain.errors import (
     ProposalNotFound,
     StorageFault,
     StoreBusy,
+    Unsupported,
     from_code,
 )
 from fruitctl.policy.decision import Decision
@@ -64,7 +70,10 @@ class Approvals:
         registry: ToolRegistry,
         context: ToolContext,
         ttl_seconds: float,
+        grants: GrantStore | None = None,
     ) -> None:
+        self.grants = grants
+        """The standing grants (None: approving can grant nothing)."""
         self._store = store
         self._registry = registry
         self._context = context
@@ -106,10 +115,12 @@ class Approvals:
         key: str | None = None,
         *,
         trace_id: str | None = None,
+        grant: str | None = None,
     ) -> Proposal:
         """A write the policy allows, recorded as a proposal approved already: for the gateway
-        to run when ``runs_here`` says so, else (an idempotent repeat) settled by ``outcome``."""
-        return self._file(tool, args, actor, key, trace_id=trace_id, approved=True)
+        to run when ``runs_here`` says so, else (an idempotent repeat) settled by ``outcome``.
+        ``grant``: the standing grant that allowed it, kept as its reason and in its audit row."""
+        return self._file(tool, args, actor, key, trace_id=trace_id, approved=True, grant=grant)
 
     def runs_here(self, filed: Proposal) -> bool:
         """Whether this process is to run ``filed`` now: approved, and taken by this process
@@ -126,6 +137,7 @@ class Approvals:
         trace_id: str | None,
         undo_of: str | None = None,
         approved: bool = False,
+        grant: str | None = None,
     ) -> Proposal:
         plain = args.model_dump(mode="json", exclude_unset=True)
         digest = hashlib.sha256(canonical([tool.name, plain]).encode()).hexdigest()
@@ -153,12 +165,16 @@ class Approvals:
             resolved_by=actor.label if approved else None,
             verified=approved,
             owner=self._me if approved else None,
+            reason=None if grant is None else f"Allowed by grant {grant}.",
             undo_of=undo_of,
             idempotency_key=key,
             trace_id=trace_id,
         )
         event = "direct_write" if approved else "proposal_created"
-        return self._store.add(proposal, event, {"summary": proposal.summary, "args": plain})
+        payload: dict[str, Any] = {"summary": proposal.summary, "args": plain}
+        if grant is not None:
+            payload["grant"] = grant
+        return self._store.add(proposal, event, payload)
 
     # -- reading -------------------------------------------------------------------------------
 
@@ -232,6 +248,44 @@ class Approvals:
         if found.inverse is None:
             raise InvalidParams(f"Proposal {proposal_id} ({found.tool}) cannot be undone.")
         return str(found.inverse["tool"]), dict(found.inverse["args"])
+
+    # -- standing grants (people only) ----------------------------------------------------------
+
+    def grant(
+        self, approved: Proposal, actor: Actor, allowance: Allowance, reached: set[str] | None
+    ) -> dict[str, Any]:
+        """Allow ``approved``'s tool for its agent, on ``reached`` (the containers it reaches;
+        None, or scope ``tool``: the whole tool), for ``allowance.seconds``: the grant's view."""
+        grants = self._grants(actor, "grant")
+        scope = sorted(reached) if allowance.scope == "list" and reached else None
+        return grants.add(
+            tool=approved.tool,
+            agent=identity_of(approved.actor),
+            scope=scope,
+            seconds=allowance.seconds,
+            by=actor.label,
+            proposal_id=approved.id,
+        ).view()
+
+    def grants_listed(self, every: bool = False, limit: int = 100) -> list[dict[str, Any]]:
+        """The live grants newest first (``every``: the ended ones too)."""
+        if self.grants is None:
+            return []
+        return [grant.view() for grant in self.grants.listed(every, limit)]
+
+    def revoke(self, grant_id: str, actor: Actor) -> dict[str, Any]:
+        return self._grants(actor, "revoke").revoke(grant_id, actor.label).view()
+
+    def revoke_all(self, by: str, reason: str) -> list[str]:
+        """End every live grant (entering LOCKDOWN): their ids."""
+        return [] if self.grants is None else self.grants.revoke_all(by, reason)
+
+    def _grants(self, actor: Actor, action: str) -> GrantStore:
+        if actor.kind != "human":
+            raise PermissionDenied.grant_by_agent(action)
+        if self.grants is None:
+            raise Unsupported("Standing grants are not available in this gateway.")
+        return self.grants
 
     # -- time and crashes ----------------------------------------------------------------------
 

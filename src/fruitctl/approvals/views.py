@@ -63,7 +63,7 @@ def proposal(found: store.Proposal, change: Change) -> dict[str, Any]:
         canUndo=found.status == "EXECUTED" and bool(found.inverse),
         undoOf=found.undo_of,
         idempotencyKey=found.idempotency_key,
-    ).model_dump()
+    ).model_dump(exclude_unset=True)  # ``grant`` only on the approval that gave one
 
 
 def hides_text(shown: dict[str, Any]) -> bool:

@@ -43,6 +43,7 @@ COMMANDS: dict[str, str] = {
     "things": "fruitctl.cli.things:things_app",
     "proposals": "fruitctl.cli.proposals:proposals_app",
     "config": "fruitctl.cli.proposals:config_app",
+    "grants": "fruitctl.cli.grants:grants_app",
     "audit": "fruitctl.cli.audit:audit_app",
     "auth": "fruitctl.cli.auth:auth_app",
     "tools": "fruitctl.cli.tools:tools_app",

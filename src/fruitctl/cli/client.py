@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING, Any, Protocol
 from fruitctl.domain.actors import Actor
 
 if TYPE_CHECKING:
+    from fruitctl.approvals.allowance import Allowance
     from fruitctl.bootstrap import App
     from fruitctl.gateway import Action
 
@@ -32,8 +33,16 @@ class Client(Protocol):
     ) -> Any: ...
 
     def decide(
-        self, proposal_id: str, action: Action, reason: str | None = None
+        self,
+        proposal_id: str,
+        action: Action,
+        reason: str | None = None,
+        allow: Allowance | None = None,
     ) -> dict[str, Any]: ...
+
+    def grants(self, every: bool) -> list[dict[str, Any]]: ...
+
+    def revoke_grant(self, grant_id: str) -> dict[str, Any]: ...
 
     def proposals(self, status: str | None, limit: int) -> list[dict[str, Any]]: ...
 
@@ -82,10 +91,24 @@ class LocalClient:
 
         return self.app.call(tool, args, actor or CLI_ACTOR, idempotency_key)
 
-    def decide(self, proposal_id: str, action: Action, reason: str | None = None) -> dict[str, Any]:
+    def decide(
+        self,
+        proposal_id: str,
+        action: Action,
+        reason: str | None = None,
+        allow: Allowance | None = None,
+    ) -> dict[str, Any]:
         from fruitctl.bootstrap import CLI_ACTOR
 
-        return self.app.decide(proposal_id, action, CLI_ACTOR, reason)
+        return self.app.decide(proposal_id, action, CLI_ACTOR, reason, allow)
+
+    def grants(self, every: bool) -> list[dict[str, Any]]:
+        return self.app.approvals.grants_listed(every)
+
+    def revoke_grant(self, grant_id: str) -> dict[str, Any]:
+        from fruitctl.bootstrap import CLI_ACTOR
+
+        return self.app.approvals.revoke(grant_id, CLI_ACTOR)
 
     def proposals(self, status: str | None, limit: int) -> list[dict[str, Any]]:
         return self.app.approvals.recent(status, limit)

@@ -9,9 +9,19 @@ import typer
 from rich.table import Table
 from rich.text import Text
 
+from fruitctl.approvals import batch
+from fruitctl.approvals.allowance import Allowance
 from fruitctl.approvals.views import HIDDEN_WARNING, STATUSES, hides_text
 from fruitctl.cli.app import JsonOption, client
-from fruitctl.cli.output import err, out, report_failures, run, show_table, shown
+from fruitctl.cli.output import (
+    PARTIAL_FAILURE,
+    err,
+    out,
+    report_failures,
+    run,
+    show_table,
+    shown,
+)
 from fruitctl.domain.errors import InvalidParams
 from fruitctl.domain.wording import spoken_when
 
@@ -50,19 +60,115 @@ def show_command(proposal_id: Id, as_json: JsonOption = False) -> None:
 
 
 @proposals_app.command("approve")
-def approve_command(proposal_id: Id, as_json: JsonOption = False) -> None:
+def approve_command(
+    proposal_id: Annotated[str | None, typer.Argument(help="Proposal ID (or --all).")] = None,
+    every: Annotated[
+        bool,
+        typer.Option(
+            "--all",
+            help="Every pending proposal (of --agent, of --tool), oldest first: each judged "
+            "again; one that fails is named and the others go on.",
+        ),
+    ] = False,
+    agent: Annotated[
+        str | None,
+        typer.Option(help="With --all: only this agent's (the name it shows, or its identity)."),
+    ] = None,
+    tool: Annotated[str | None, typer.Option(help="With --all: only this tool's.")] = None,
+    allow_for: Annotated[
+        str | None,
+        typer.Option(
+            "--allow-for",
+            help="Also allow the agent this tool, where the proposal reaches, for this long "
+            "(30m, 2h; at most 24h): its writes there then run without asking.",
+            metavar="DURATION",
+        ),
+    ] = None,
+    scope: Annotated[
+        str | None,
+        typer.Option(
+            help="With --allow-for: list (the proposal's lists, calendars or projects; the "
+            "default) or tool (anywhere the tool reaches).",
+            metavar="SCOPE",
+        ),
+    ] = None,
+    as_json: JsonOption = False,
+) -> None:
     """Approve and execute a proposal (exactly once), if the policy still allows it now.
 
     Exit 0 when every item was written; 1 when some items failed (listed) or the write was
-    sent but not seen to land (Things); 12 when nothing was changed; 11 when it expired; 5
-    when the mode or an allowlist refuses it now (it stays pending)."""
-    decided = run(as_json, lambda: client(as_json).decide(proposal_id, "approve"), _show_one)
+    sent but not seen to land (Things) - with --all, when some proposals failed (named); 12
+    when nothing was changed; 11 when it expired; 5 when the mode or an allowlist refuses it
+    now (it stays pending)."""
+    if every or proposal_id is None:
+        _approve_all(as_json, proposal_id, every, agent, tool, (allow_for, scope))
+        return
+
+    def approve() -> dict[str, Any]:
+        allow = Allowance.of({"allowFor": allow_for, "scope": scope})
+        _only_with_all(agent, tool)
+        return client(as_json).decide(proposal_id, "approve", None, allow)
+
+    decided = run(as_json, approve, _show_approved)
     report_failures(_failed_items(decided), as_json)
     result = decided.get("result") if isinstance(decided, dict) else None
     if isinstance(result, dict) and result.get("confirmed") is False:
         if not as_json:
             err.print(shown(str(result.get("message", "Sent, not confirmed."))))
         raise typer.Exit(1)
+
+
+def _approve_all(
+    as_json: bool,
+    proposal_id: str | None,
+    every: bool,
+    agent: str | None,
+    tool: str | None,
+    grant: tuple[str | None, str | None],
+) -> None:
+    """``approve --all``: each chosen pending proposal approved on its own; exit 1 when any
+    failed (each named, the others approved all the same)."""
+
+    def approve_all() -> dict[str, Any]:
+        if proposal_id is not None or not every:
+            raise InvalidParams.approve_which()
+        allow = Allowance.of({"allowFor": grant[0], "scope": grant[1]})
+        source = client(as_json)
+        ids = batch.chosen(source.proposals("pending", batch.BATCH_MAX), agent, tool)
+        return batch.each(ids, lambda one: source.decide(one, "approve", None, allow))
+
+    done = run(as_json, approve_all, _show_batch)
+    if done["failed"]:
+        raise typer.Exit(PARTIAL_FAILURE)
+
+
+def _only_with_all(agent: str | None, tool: str | None) -> None:
+    if agent is not None or tool is not None:
+        raise InvalidParams.approve_which()
+
+
+def _show_approved(p: dict[str, Any]) -> None:
+    _show_one(p)
+    grant = p.get("grant")
+    if grant:
+        out.print(Text(f"Granted {grant['id']}: ") + _granted(grant))
+
+
+def _granted(grant: dict[str, Any]) -> Text:
+    """``create_reminders for agent:claude on list:Work until …`` - names shown safely."""
+    where = ", ".join(grant["scope"]) if grant["scope"] else "anywhere it reaches"
+    said = f"{grant['tool']} for {grant['agent']} on {where}"
+    return shown(said) + Text(f" until {_when(grant['expiresAt'])}")
+
+
+def _show_batch(done: dict[str, Any]) -> None:
+    for p in done["decided"]:
+        out.print(Text.assemble((p["id"], "bold"), "  ", _status(p["status"]), "  ") + _summary(p))
+    for failed in done["failed"]:
+        message = shown(str(failed["error"]["message"]))
+        err.print(Text(f"failed: {failed['id']}: ", "bold red") + message)
+    if not done["decided"] and not done["failed"]:
+        out.print("[dim]Nothing is waiting for you.[/]")
 
 
 @proposals_app.command("reject")

@@ -22,6 +22,7 @@ from fruitctl.paths import Paths
 from fruitctl.private import NotPrivate, private_folder, read_private, write_private
 
 if TYPE_CHECKING:
+    from fruitctl.approvals.allowance import Allowance
     from fruitctl.gateway import Action
     from fruitctl.transports.http.client import ApiClient
 
@@ -122,13 +123,32 @@ class RemoteClient:
         )
         return output
 
-    def decide(self, proposal_id: str, action: Action, reason: str | None = None) -> dict[str, Any]:
+    def decide(
+        self,
+        proposal_id: str,
+        action: Action,
+        reason: str | None = None,
+        allow: Allowance | None = None,
+    ) -> dict[str, Any]:
         from fruitctl.transports.http.client import segment
 
-        body = {"reason": reason} if reason else None
+        body: dict[str, Any] | None = {"reason": reason} if reason else None
+        if allow is not None:
+            body = {**(body or {}), **allow.wire()}
         path = f"/proposals/{segment(proposal_id)}/{action}"
         decided: dict[str, Any] = self.api.request("POST", path, body=body)[1]
         return decided
+
+    def grants(self, every: bool) -> list[dict[str, Any]]:
+        found: list[dict[str, Any]] = self.api.get("/grants", {"all": every})
+        return found
+
+    def revoke_grant(self, grant_id: str) -> dict[str, Any]:
+        from fruitctl.transports.http.client import segment
+
+        path = f"/grants/{segment(grant_id)}/revoke"
+        revoked: dict[str, Any] = self.api.request("POST", path)[1]
+        return revoked
 
     def proposals(self, status: str | None, limit: int) -> list[dict[str, Any]]:
         found: list[dict[str, Any]] = self.api.get("/proposals", {"status": status, "limit": limit})

@@ -149,6 +149,46 @@ class InvalidParams(FruitctlError):
         )
 
     @classmethod
+    def grant_duration(cls, given: object, most: str) -> Self:
+        """A standing grant's length that is not a positive duration, or is past the longest."""
+        return cls(
+            f"A grant lasts a positive duration of at most {most} (like 30m, 2h or 24h), "
+            f"not '{given}'.",
+            field="allowFor",
+        )
+
+    @classmethod
+    def grant_for_person(cls, proposal_id: str) -> Self:
+        """A grant asked for on a proposal a person filed (an undo): grants are for agents."""
+        return cls(
+            f"Proposal {proposal_id} was filed by a person, not an agent: there is no one to "
+            "grant anything to. Approve it without a grant.",
+            field="allowFor",
+        )
+
+    @classmethod
+    def grant_needs_approval(cls) -> Self:
+        return cls(
+            "A grant goes with an approval: only 'approve' takes 'allowFor'.", field="allowFor"
+        )
+
+    @classmethod
+    def approve_which(cls) -> Self:
+        """``proposals approve`` given neither one proposal nor ``--all``, or both."""
+        return cls("Give one proposal ID, or --all (narrowed with --agent and --tool).")
+
+    @classmethod
+    def grant_scope_alone(cls) -> Self:
+        return cls(
+            "A grant's scope goes with how long it lasts: give allowFor too (--allow-for 2h).",
+            field="scope",
+        )
+
+    @classmethod
+    def grant_scope(cls, given: object) -> Self:
+        return cls(f"A grant's scope is 'list' or 'tool', not '{given}'.", field="scope")
+
+    @classmethod
     def recurrence(cls, text: str, reason: object, field: str = "recurrence") -> Self:
         return cls(f"Invalid recurrence '{text}': {reason}.", field=field)
 
@@ -230,6 +270,10 @@ class NotFound(FruitctlError):
         return cls(f"No calendar found with ID: '{calendar_id}'.")
 
     @classmethod
+    def grant(cls, grant_id: str) -> Self:
+        return cls(f"No grant found with ID: '{grant_id}' (see: fruitctl grants list).")
+
+    @classmethod
     def occurrence(cls, key: str, event_id: object) -> Self:
         """``event_id``: the UID as read, a string or the iCalendar library's text of one."""
         return cls(f"No occurrence '{key}' in event '{event_id}'.")
@@ -291,6 +335,11 @@ class PermissionDenied(FruitctlError):
     @classmethod
     def read_only_calendar(cls, name: str) -> Self:
         return cls(f"Calendar '{name}' is read-only.")
+
+    @classmethod
+    def grant_by_agent(cls, action: str) -> Self:
+        """``action``: grant or revoke - a person's alone, like deciding a proposal."""
+        return cls(f"Only a person can {action} a standing grant; agents can only be given one.")
 
 
 class ApprovalRequired(FruitctlError):

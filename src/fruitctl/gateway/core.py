@@ -27,6 +27,7 @@ from fruitctl.calls import Call, Outcomes
 from fruitctl.domain.actors import Actor
 from fruitctl.domain.errors import (
     FruitctlError,
+    InvalidParams,
     MethodNotFound,
     NotFound,
     OutcomeUnknown,
@@ -37,13 +38,14 @@ from fruitctl.domain.writes import writing
 from fruitctl.gateway.placement import Entry, Placement, place
 from fruitctl.gateway.runner import ChildRunner, Runner
 from fruitctl.policy.decision import Decision
-from fruitctl.policy.engine import Policy
+from fruitctl.policy.engine import Policy, reached
 from fruitctl.telemetry import CallRecorder, EventLog, new_trace_id
 from fruitctl.tools.context import ToolContext, current_actor
 from fruitctl.tools.model import Tool, ToolResult
 from fruitctl.tools.registry import ToolRegistry
 
 if TYPE_CHECKING:
+    from fruitctl.approvals.allowance import Allowance
     from fruitctl.approvals.engine import Approvals
     from fruitctl.approvals.store import Proposal
 
@@ -153,16 +155,24 @@ class Gateway:
         return self._outcomes.failed(late, Timeout.after(name, seconds))
 
     def decide(
-        self, proposal_id: str, action: Action, actor: Actor, reason: str | None = None
+        self,
+        proposal_id: str,
+        action: Action,
+        actor: Actor,
+        reason: str | None = None,
+        allow: Allowance | None = None,
     ) -> dict[str, Any]:
         """A person's decision on a proposal, for every front door: ``approve`` (the policy
-        judges again; the proposal's view once executed), ``reject`` (its view) or ``undo``
-        (the pending object of a new proposal restoring what it changed). A refusal or a
-        failure raises its domain error; an approval's is also recorded on the proposal."""
+        judges again; the proposal's view once executed - with ``allow``, also the standing
+        grant given, as ``grant``), ``reject`` (its view) or ``undo`` (the pending object of a
+        new proposal restoring what it changed). A refusal or a failure raises its domain
+        error; an approval's is also recorded on the proposal."""
         if self.approvals is None:
             raise Unsupported("Approvals are not available in this gateway.")
+        if allow is not None and action != "approve":
+            raise InvalidParams.grant_needs_approval()
         if action == "approve":
-            return self._approve(self.approvals, proposal_id, actor)
+            return self._approve(self.approvals, proposal_id, actor, allow)
         if action == "reject":
             return self.approvals.reject(proposal_id, actor, reason)
         if action == "undo":
@@ -234,7 +244,7 @@ class Gateway:
         if decision.verdict != "allow":
             return self._outcomes.blocked(call, decision)
         if tool.writes and self.approvals is not None:
-            return self._write(call, tool, parsed, key, placement)
+            return self._write(call, tool, parsed, key, placement, decision.grant)
         return self._read(call, tool, parsed, placement)
 
     def _read(self, call: Call, tool: Tool, parsed: BaseModel, placement: Placement) -> ToolResult:
@@ -249,12 +259,19 @@ class Gateway:
         return self._outcomes.done(call, output)
 
     def _write(
-        self, call: Call, tool: Tool, parsed: BaseModel, key: str | None, placement: Placement
+        self,
+        call: Call,
+        tool: Tool,
+        parsed: BaseModel,
+        key: str | None,
+        placement: Placement,
+        grant: str | None = None,
     ) -> ToolResult:
-        """A write allowed at once: exactly-once, audited and undoable, as an approved proposal.
-        Input none of which can work (an empty title, a list that does not exist) is refused
-        first, as a proposal would be - no audit entry; the tool still answers the items that
-        fail among others, in its partial-failure shape."""
+        """A write allowed at once: exactly-once, audited and undoable, as an approved proposal
+        (``grant``: the standing grant that allowed it, in its record). Input none of which can
+        work (an empty title, a list that does not exist) is refused first, as a proposal would
+        be - no audit entry; the tool still answers the items that fail among others, in its
+        partial-failure shape."""
         approvals = self.approvals
         assert approvals is not None
         try:
@@ -266,7 +283,9 @@ class Gateway:
         self._outcomes.started(call, arguments=parsed)
         with _acting(call.actor):
             try:
-                filed = approvals.file_direct(tool, parsed, call.actor, key, trace_id=call.trace_id)
+                filed = approvals.file_direct(
+                    tool, parsed, call.actor, key, trace_id=call.trace_id, grant=grant
+                )
                 if approvals.runs_here(filed):
                     filed = self._execute(filed, tool, placement)
                 output = approvals.outcome(filed)
@@ -316,10 +335,15 @@ class Gateway:
 
     # -- a person's decisions ---------------------------------------------------------------------
 
-    def _approve(self, approvals: Approvals, proposal_id: str, actor: Actor) -> dict[str, Any]:
+    def _approve(
+        self, approvals: Approvals, proposal_id: str, actor: Actor, allow: Allowance | None
+    ) -> dict[str, Any]:
         """The agent's write, judged again for the person on its stored arguments, then taken,
-        verified and run - a call recorded under the proposal's trace."""
+        verified and run - a call recorded under the proposal's trace. ``allow``: the standing
+        grant to give with it, on where it reaches (read before it runs: a move's source)."""
         filed = approvals.awaiting(proposal_id, actor)
+        if allow is not None and filed.actor_kind != "agent":
+            raise InvalidParams.grant_for_person(proposal_id)
         call = Call(filed.tool, actor, filed.trace_id or new_trace_id())
         try:
             tool, parsed = self._parsed(call, filed.args)
@@ -333,11 +357,14 @@ class Gateway:
             raise self._raise(self._outcomes.blocked(call, decision))
         self._outcomes.started(call, proposal_id=proposal_id)
         try:
+            reach = reached(tool, parsed, self.context) if allow is not None else None
             taken = approvals.take(proposal_id, actor, decision)
             view = approvals.settled(self._execute(taken, tool, place(tool, "caller")))
         except FruitctlError as exc:
             raise self._raise(self._outcomes.failed(call, exc)) from exc
         self._outcomes.done(call, view, "approved")
+        if allow is not None:
+            view = {**view, "grant": approvals.grant(taken, actor, allow, reach)}
         return view
 
     def _undo(self, approvals: Approvals, proposal_id: str, actor: Actor) -> dict[str, Any]:

@@ -17,14 +17,16 @@ class Decision:
     error: FruitctlError | None = None
     """What the caller is told when the call does not simply run: the denial (mode_forbidden,
     list_not_allowed, ...), or ``approval_required`` for a proposal where none can be filed."""
+    grant: str | None = None
+    """The standing grant that allows an agent's write which would otherwise be proposed."""
 
     @property
     def code(self) -> str | None:
         return self.error.code if self.error is not None else None
 
     @classmethod
-    def allow(cls, reason: str) -> Decision:
-        return cls("allow", reason)
+    def allow(cls, reason: str, grant: str | None = None) -> Decision:
+        return cls("allow", reason, grant=grant)
 
     @classmethod
     def propose(cls, reason: str) -> Decision:

@@ -7,11 +7,16 @@ lists - see ``policy.targets``), then rate limits. A denial wins over a proposal
 A person approving an agent's proposal is judged the same way, on the stored arguments: the
 mode for the person, and the agent's own rules (allowlists, its rate limit) for the write that
 is the agent's. ``origin`` names whose write a call is when that is not the caller.
+
+Last, a standing grant (``approvals.grants``): an agent's write that would be proposed, inside
+a live grant a person gave it, is allowed - never in LOCKDOWN, and never a write that anything
+above refused (a grant cannot widen an allowlist or a mode).
 """
 
 from __future__ import annotations
 
 import time
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any, Protocol
 
@@ -25,6 +30,13 @@ from fruitctl.tools.context import ToolContext
 from fruitctl.tools.model import Mode, Tool
 
 HOUR = 3600.0
+
+
+class GrantBook(Protocol):
+    def matching(self, tool: str, agent: str, reaches: Callable[[], set[str] | None]) -> str | None:
+        """The id of a live grant covering ``agent`` calling ``tool`` where ``reaches()`` says
+        the call reaches, else None."""
+        ...
 
 
 class CallCounter(Protocol):
@@ -42,6 +54,8 @@ class Policy:
     """The rules; in a running process, governance.yaml as it is now (``policy.reload``)."""
     modes: ModeStore
     calls: CallCounter
+    grants: GrantBook | None = None
+    """The standing grants people gave (``approvals.grants``); None: no grant counts."""
 
     def judge(
         self,
@@ -57,7 +71,8 @@ class Policy:
         it is, when not the caller's (a person approving an agent's proposal); ``filed_as``:
         the trace of that proposal's filing, which already counted toward the rate limits."""
         rules = self.governance.of(tool.name)
-        decision = _by_mode(tool.name, rules, self.modes.get(), actor)
+        mode = self.modes.get()
+        decision = _by_mode(tool.name, rules, mode, actor)
         if decision.verdict == "deny":
             return decision
         whose = origin or actor
@@ -69,7 +84,18 @@ class Policy:
             except FruitctlError as exc:
                 return Decision.deny(exc)
         limited = self._rate_limit(tool.name, rules, whose, filed_as)
+        if limited is None and decision.verdict == "propose" and mode != "LOCKDOWN":
+            return self._granted(tool, args, actor, ctx) or decision
         return limited or decision
+
+    def _granted(self, tool: Tool, args: Any, actor: Actor, ctx: ToolContext) -> Decision | None:
+        """An allowing decision when a live grant covers this agent's call, else None."""
+        if self.grants is None or actor.kind != "agent":
+            return None
+        grant = self.grants.matching(tool.name, actor.label, lambda: reached(tool, args, ctx))
+        if grant is None:
+            return None
+        return Decision.allow(f"{tool.name} is allowed for {actor.label} by grant {grant}.", grant)
 
     def _rate_limit(
         self, name: str, rules: ToolRules, actor: Actor, besides: str | None
@@ -94,6 +120,15 @@ class Policy:
                     )
                 )
         return None
+
+
+def reached(tool: Tool, args: Any, ctx: ToolContext) -> set[str] | None:
+    """The containers a call reaches (``list:Inbox``), as its tool's target rules name them;
+    None when no rule names any (a grant on it then covers the whole tool)."""
+    naming = [target.reaches for target in tool.targets if target.reaches is not None]
+    if not naming:
+        return None
+    return {name for reaches in naming for name in reaches(args, ctx)}
 
 
 def _by_mode(name: str, rules: ToolRules, mode: Mode, actor: Actor) -> Decision:

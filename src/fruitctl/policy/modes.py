@@ -7,6 +7,7 @@ call through one held connection (a few microseconds), so a change applies at on
 from __future__ import annotations
 
 import threading
+from collections.abc import Callable
 from typing import Any, cast
 
 from sqlalchemy import Engine
@@ -58,6 +59,10 @@ class ModeStore:
             return {"mode": DEFAULT, "since": None, "setBy": None}
         return {"mode": row[0], "since": row[1], "setBy": row[2]}
 
+    on_lockdown: Callable[[str], object] | None = None
+    """Called with who set it after the mode is set to LOCKDOWN (by the composition root: every
+    standing grant ends, so none outlives it)."""
+
     def set(self, mode: str, actor: str) -> Mode:
         chosen = parse_mode(mode)
         with self._lock:
@@ -69,6 +74,8 @@ class ModeStore:
             except BaseException:
                 self._conn.execute("ROLLBACK")
                 raise
+        if chosen == "LOCKDOWN" and self.on_lockdown is not None:
+            self.on_lockdown(actor)
         return chosen
 
     def close(self) -> None:

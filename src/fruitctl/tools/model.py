@@ -8,7 +8,7 @@ docstring is its description, its input model is its schema; ``@tool`` builds th
 from __future__ import annotations
 
 import inspect
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any, Literal
 
@@ -152,6 +152,10 @@ class TargetRule:
     binds: Literal["everyone", "agents"]
     """Whom the rule binds: ``agents`` for allowlists (an agent's write, also when a person
     approves it; a person's own call is not refused), ``everyone`` for path rules."""
+    reaches: Callable[[Any, Any], Iterable[str]] | None = None
+    """The containers a call reaches, named ``<kind>:<name>`` (``list:Inbox``,
+    ``calendar:Work``): a standing grant's scope, and what a later call must stay inside for the
+    grant to cover it. None: nothing it can name (a grant then covers the tool)."""
 
 
 @dataclass(frozen=True)

@@ -68,6 +68,26 @@ class DiffRow(Shape):
     after: Any
 
 
+def _no_default(schema: dict[str, Any]) -> None:
+    schema.pop("default", None)
+
+
+class Grant(Shape):
+    """A standing grant: ``tool`` allowed for ``agent`` on ``scope`` until ``expiresAt``."""
+
+    id: str
+    tool: str
+    agent: str
+    scope: list[str] | None = Field(description="Containers covered; null: the whole tool")
+    status: Literal["live", "expired", "revoked"]
+    createdAt: str
+    expiresAt: str
+    createdBy: str
+    proposalId: str | None
+    revokedAt: str | None
+    revokedBy: str | None
+
+
 class Proposal(Shape):
     """A whole proposal: what was asked, its before -> after diff, and what became of it."""
 
@@ -88,3 +108,12 @@ class Proposal(Shape):
     canUndo: bool
     undoOf: str | None
     idempotencyKey: str | None
+    # A plain object, not ``Grant``'s schema: every write tool's schema carries ``Proposal``,
+    # and a grant is on the one approval that gave one (``GET /grants`` declares its shape).
+    # Its default is left out of the schema: FastAPI's response schemas leave defaults out, and
+    # the OpenAPI and MCP's outputSchema declare one and the same type.
+    grant: dict[str, Any] | None = Field(
+        None,
+        description="The standing grant given with its approval, when one was asked for",
+        json_schema_extra=_no_default,
+    )

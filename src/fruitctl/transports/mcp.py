@@ -21,6 +21,7 @@ from mcp.server.lowlevel import Server
 from mcp.shared.exceptions import MCPError, NoBackChannelError
 
 from fruitctl import __version__
+from fruitctl.approvals.allowance import OFFERED, SCOPES, Allowance
 from fruitctl.capabilities import toolsets
 from fruitctl.capabilities.toolsets import ToolSet
 from fruitctl.domain import error_table
@@ -66,7 +67,12 @@ class McpTools(Protocol):
     async def proposal(self, proposal_id: str, actor: Actor) -> dict[str, Any]: ...
 
     async def decide(
-        self, proposal_id: str, action: Action, who: Actor, reason: str | None
+        self,
+        proposal_id: str,
+        action: Action,
+        who: Actor,
+        reason: str | None,
+        allow: Allowance | None = None,
     ) -> dict[str, Any]: ...
 
 
@@ -94,11 +100,16 @@ class InProcessTools:
         return found
 
     async def decide(
-        self, proposal_id: str, action: Action, who: Actor, reason: str | None
+        self,
+        proposal_id: str,
+        action: Action,
+        who: Actor,
+        reason: str | None,
+        allow: Allowance | None = None,
     ) -> dict[str, Any]:
         gateway = self._gateway
         decided: dict[str, Any] = await anyio.to_thread.run_sync(
-            lambda: gateway.decide(proposal_id, action, who, reason)
+            lambda: gateway.decide(proposal_id, action, who, reason, allow)
         )
         return decided
 
@@ -253,10 +264,27 @@ def _json_text(output: Any) -> str:
         return json.dumps(output, ensure_ascii=False, separators=(",", ":"))
 
 
+NO_GRANT = "no"
 APPROVAL_FORM: dict[str, Any] = {
     "type": "object",
     "properties": {
-        "approve": {"type": "boolean", "title": "Approve this change?", "default": False}
+        "approve": {"type": "boolean", "title": "Approve this change?", "default": False},
+        # A standing grant, as the page offers it: enum strings are what elicitation forms
+        # can ask (flat primitives only), so the lengths are the page's few.
+        "allowFor": {
+            "type": "string",
+            "title": "And allow the same from this agent, without asking",
+            "enum": [NO_GRANT, *(value for value, _ in OFFERED)],
+            "enumNames": ["No: only this one", *(f"for {words}" for _, words in OFFERED)],
+            "default": NO_GRANT,
+        },
+        "scope": {
+            "type": "string",
+            "title": "Where",
+            "enum": list(SCOPES),
+            "enumNames": ["Only where this one writes", "Anywhere this tool reaches"],
+            "default": "list",
+        },
     },
     "required": ["approve"],
 }
@@ -280,17 +308,29 @@ async def _ask_the_person(
     except (NoBackChannelError, MCPError):
         return None
     who = Actor("human", "mcp-elicitation").called(_client_name(ctx))
+    allow = None
     if answer.action == "accept" and (answer.content or {}).get("approve") is True:
         action: Action = "approve"
         reason = None
+        allow = _allowance(answer.content or {})
     elif answer.action in ("accept", "decline"):
         action, reason = "reject", "declined in the MCP client"
     else:
         return None
     try:  # through the gateway: the policy judges again, as for any approval
-        return await runner.decide(proposal_id, action, who, reason)
+        return await runner.decide(proposal_id, action, who, reason, allow)
     except FruitctlError:  # refused (it stays PENDING with the reason), or FAILED
         return await runner.proposal(proposal_id, agent)
+
+
+def _allowance(content: dict[str, Any]) -> Allowance | None:
+    """The standing grant the person chose in the form, if any (anything but an offered length
+    is no grant: a client that shows no such field answers without it)."""
+    length = content.get("allowFor")
+    if length not in {value for value, _ in OFFERED}:
+        return None
+    scope = content.get("scope")
+    return Allowance.parse(length, scope if scope in SCOPES else "list")
 
 
 def _question(proposal: dict[str, Any]) -> str:

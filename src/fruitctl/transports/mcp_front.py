@@ -38,6 +38,7 @@ from fruitctl.transports.mcp import output_schema
 from fruitctl.transports.rpc.client import DaemonClient, gone
 
 if TYPE_CHECKING:
+    from fruitctl.approvals.allowance import Allowance
     from fruitctl.gateway import Action
 
 MAX_CONNECTIONS = 8
@@ -107,13 +108,18 @@ class DaemonTools:
         return found
 
     async def decide(
-        self, proposal_id: str, action: Action, who: Actor, reason: str | None
+        self,
+        proposal_id: str,
+        action: Action,
+        who: Actor,
+        reason: str | None,
+        allow: Allowance | None = None,
     ) -> dict[str, Any]:
         """Taken by the daemon for the person, on a connection used for nothing else: one that
         spoke for a person never goes back to serving the agent."""
 
         def decide(client: DaemonClient) -> dict[str, Any]:
-            return client.decide(proposal_id, action, who, reason)
+            return client.decide(proposal_id, action, who, reason, allow)
 
         async with self._limit:
             return await anyio.to_thread.run_sync(lambda: self._connections.once(decide))
@@ -257,6 +263,11 @@ class RefusingTools:
         pass  # nothing was opened
 
     async def decide(
-        self, proposal_id: str, action: Action, who: Actor, reason: str | None
+        self,
+        proposal_id: str,
+        action: Action,
+        who: Actor,
+        reason: str | None,
+        allow: Allowance | None = None,
     ) -> dict[str, Any]:
         raise self._refusal

@@ -67,4 +67,9 @@ def _current_calendar(
     yield next((c for c in calendars if c.id == calendar_id), calendar_id)
 
 
-CALENDARS = TargetRule(calendars_check, "agents")
+def calendars_reached(args: Any, ctx: Context) -> Iterator[str]:
+    """The calendars an event write reaches, for a standing grant's scope."""
+    return (f"calendar:{name}" for name in _touched_calendars(args, ctx))
+
+
+CALENDARS = TargetRule(calendars_check, "agents", calendars_reached)

@@ -90,4 +90,9 @@ def _named_id(list_id: str, lists: Sequence[ReminderList]) -> ReminderList | str
     return next((lst for lst in lists if lst.id == list_id), list_id)
 
 
-REMINDER_LISTS = TargetRule(reminder_lists_check, "agents")
+def reminder_lists_reached(args: Any, ctx: Context) -> Iterator[str]:
+    """The lists a reminder write reaches, for a standing grant's scope."""
+    return (f"list:{name}" for name in _touched_lists(args, ctx))
+
+
+REMINDER_LISTS = TargetRule(reminder_lists_check, "agents", reminder_lists_reached)

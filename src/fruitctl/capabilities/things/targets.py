@@ -3,6 +3,7 @@ be allowed for an agent."""
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from typing import Any
 
 from fruitctl.capabilities.context import Context
@@ -68,7 +69,17 @@ def _things_home(args: Any, ctx: Context) -> tuple[str, str]:
     return "inbox", ""
 
 
-THINGS = TargetRule(things_check, "agents")
+def things_reached(args: Any, ctx: Context) -> Iterator[str]:
+    """Where a Things write lands (and, for a move, goes), for a standing grant's scope."""
+    homes = [_things_home(args, ctx)]
+    if getattr(args, "id", None) is not None and (
+        getattr(args, "project", None) is not None or getattr(args, "area", None) is not None
+    ):
+        homes.append(_things_home(_Destination(args), ctx))
+    return (f"{kind}:{name}" for kind, name in homes)
+
+
+THINGS = TargetRule(things_check, "agents", things_reached)
 
 
 def things_batch_check(args: Any, rules: ToolRules, ctx: Context) -> None:
@@ -77,7 +88,12 @@ def things_batch_check(args: Any, rules: ToolRules, ctx: Context) -> None:
         things_check(item, rules, ctx)
 
 
-THINGS_BATCH = TargetRule(things_batch_check, "agents")
+def things_batch_reached(args: Any, ctx: Context) -> Iterator[str]:
+    for item in args.todos:
+        yield from things_reached(item, ctx)
+
+
+THINGS_BATCH = TargetRule(things_batch_check, "agents", things_batch_reached)
 
 
 def things_project_check(args: Any, rules: ToolRules, ctx: Context) -> None:

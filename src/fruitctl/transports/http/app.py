@@ -28,7 +28,15 @@ from fruitctl.transports.http.auth import admin_only, authenticator
 from fruitctl.transports.http.door import Door
 from fruitctl.transports.http.errors import HttpProblem, error_response, from_exception
 from fruitctl.transports.http.guard import Guard
-from fruitctl.transports.http.routes import calendar, proposals, reminders, system, things, tools
+from fruitctl.transports.http.routes import (
+    calendar,
+    grants,
+    proposals,
+    reminders,
+    system,
+    things,
+    tools,
+)
 from fruitctl.transports.http.tokens import TokenStore, serving_store
 from fruitctl.transports.http.ui import pages
 from fruitctl.transports.http.ui.session import Sessions
@@ -74,6 +82,7 @@ def create_app(
     if app.gateway.registry.get("query_todos") is not None:
         api.include_router(things.router(door, user))
     api.include_router(proposals.router(door, user, admin))
+    api.include_router(grants.router(door, admin))
     api.include_router(tools.router(door, user, admin))
     api.include_router(pages.router(door, Sessions(tokens)))
     static = files("fruitctl.transports.http").joinpath("static")

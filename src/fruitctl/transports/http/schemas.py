@@ -12,13 +12,14 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, JsonValue
 
+from fruitctl.approvals.batch import BATCH_MAX
 from fruitctl.domain import error_table
 from fruitctl.domain.reminders import Reminder, ReminderList
-from fruitctl.tools.outputs import Pending, Proposal
+from fruitctl.tools.outputs import Grant, Pending, Proposal
 
 # Declared once, where the tools and the approvals declare them too: the pending answer and the
 # proposal are the same type at every door.
-__all__ = ["Pending", "Proposal", "Reminder", "ReminderList"]
+__all__ = ["Grant", "Pending", "Proposal", "Reminder", "ReminderList"]
 
 
 class Model(BaseModel):
@@ -53,6 +54,37 @@ class Health(Model):
 
 class Rejection(Model):
     reason: str | None = Field(None, max_length=2000, description="Why (the agent can read it)")
+
+
+GRANT_FOR = (
+    "Also allow the agent this tool where the proposal reaches, for this long: '30m', '2h' or "
+    "seconds; at most 24h"
+)
+GRANT_SCOPE = (
+    "With allowFor: 'list' (the proposal's lists, calendars or projects; the default) or 'tool'"
+)
+
+
+class Approval(Model):
+    allowFor: str | float | None = Field(None, description=GRANT_FOR)
+    scope: Literal["list", "tool"] | None = Field(None, description=GRANT_SCOPE)
+
+
+class Batch(Model):
+    """Many proposals decided at once, each on its own: these ``ids``, or every pending one
+    (of ``agent``, of ``tool``)."""
+
+    ids: list[str] | None = Field(None, max_length=BATCH_MAX, description="These proposals")
+    agent: str | None = Field(None, description="Only this agent's (its shown name or identity)")
+    tool: str | None = Field(None, description="Only this tool's")
+    allowFor: str | float | None = Field(None, description=GRANT_FOR + " (approve only)")
+    scope: Literal["list", "tool"] | None = Field(None, description=GRANT_SCOPE)
+    reason: str | None = Field(None, max_length=2000, description="Why (reject only)")
+
+
+class Decided(Model):
+    decided: list[dict[str, Any]]
+    failed: list[dict[str, Any]] = Field(description="{id, error} of each that failed")
 
 
 class AuditEntry(Model):

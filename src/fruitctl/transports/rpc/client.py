@@ -12,11 +12,14 @@ import json
 import select
 import socket
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from fruitctl.domain import error_table
 from fruitctl.domain.actors import Actor
 from fruitctl.domain.errors import BackendUnavailable, FruitctlError, InternalError
+
+if TYPE_CHECKING:
+    from fruitctl.approvals.allowance import Allowance
 
 DEFAULT_TIMEOUT_S = 600.0  # longer than any request timeout: the daemon answers first
 START_IT = (
@@ -143,13 +146,20 @@ class DaemonClient:
         return self.rpc.request("tools.call", params)
 
     def decide(
-        self, proposal_id: str, action: str, actor: Actor, reason: str | None = None
+        self,
+        proposal_id: str,
+        action: str,
+        actor: Actor,
+        reason: str | None = None,
+        allow: Allowance | None = None,
     ) -> dict[str, Any]:
         """A person's decision on a proposal, taken by the daemon's gateway."""
         self.identify(actor)
         params: dict[str, Any] = {"id": proposal_id, "action": action}
         if reason is not None:
             params["reason"] = reason
+        if allow is not None:
+            params.update(allow.wire())
         decided: dict[str, Any] = self.rpc.request("proposals.decide", params)
         return decided
 

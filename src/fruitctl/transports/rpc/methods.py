@@ -17,8 +17,9 @@
   this user can read: the same power as running the CLI in-process, and nothing an agent that only
   reaches the socket (say, from a container) has. ``display`` (optional) is the name shown under
   the identity, as a front door in front of the socket (``fruitctl mcp``) got it from its client.
-- ``proposals.decide {id, action, reason?}``: a person's decision (approve, reject, undo), run by
-  the daemon's gateway like any approval - only a session that identified as a person.
+- ``proposals.decide {id, action, reason?, allowFor?, scope?}``: a person's decision (approve,
+  reject, undo; an approval may also give a standing grant), run by the daemon's gateway like any
+  approval - only a session that identified as a person.
 
 Every call of a tool is ``Gateway.answer_now`` (on the loop) or ``ainvoke_off_loop``; a failed or
 refused call raises its domain error, which the dispatcher renders as a JSON-RPC error.
@@ -33,6 +34,7 @@ from functools import partial
 from typing import Any
 
 from fruitctl import __version__
+from fruitctl.approvals.allowance import Allowance
 from fruitctl.capabilities import subject_of
 from fruitctl.domain.actors import Actor, display_name
 from fruitctl.domain.errors import InvalidParams, PermissionDenied
@@ -232,7 +234,7 @@ def _identify(params: dict[str, Any], session: Session, human_token: str) -> dic
 def _decide(gateway: Gateway, params: dict[str, Any], session: Session) -> dict[str, Any]:
     """A person's decision, as ``fruitctl proposals approve`` takes it in-process: the gateway
     judges it again for that person. An agent's session is refused before anything is read."""
-    _only(params, {"id", "action", "reason"})
+    _only(params, {"id", "action", "reason", "allowFor", "scope"})
     if session.actor.kind != "human":
         raise PermissionDenied("Only a person decides proposals: identify with the daemon's token.")
     proposal_id, action, reason = params.get("id"), params.get("action"), params.get("reason")
@@ -242,7 +244,7 @@ def _decide(gateway: Gateway, params: dict[str, Any], session: Session) -> dict[
         raise InvalidParams(f"'action' must be one of: {', '.join(ACTIONS)}.", field="action")
     if reason is not None and not isinstance(reason, str):
         raise InvalidParams("'reason' must be a string.", field="reason")
-    return gateway.decide(proposal_id, action, session.actor, reason)
+    return gateway.decide(proposal_id, action, session.actor, reason, Allowance.of(params))
 
 
 def _persons(session: Session, answer: Callable[[], Any]) -> Any:

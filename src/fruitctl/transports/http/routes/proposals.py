@@ -13,6 +13,7 @@ from typing import Annotated, Any, Literal
 from fastapi import APIRouter, Depends, Path, Query
 from starlette.responses import Response
 
+from fruitctl.approvals.allowance import Allowance
 from fruitctl.transports.http import schemas
 from fruitctl.transports.http.door import Door, Json, model_body, model_schema
 from fruitctl.transports.http.tokens import Claims
@@ -29,6 +30,7 @@ def router(door: Door, user: Callable[..., Any], admin: Callable[..., Any]) -> A
     decide = door.app.gateway.decide
     decided = schemas.errors(403, 404, 409, 410, 422, 502)
     rejection = model_body(schemas.Rejection, required=False)
+    approval = model_body(schemas.Approval, required=False)
     ConfigValue = Annotated[schemas.ConfigValue, Depends(model_body(schemas.ConfigValue))]
 
     @api.get(
@@ -54,11 +56,17 @@ def router(door: Door, user: Callable[..., Any], admin: Callable[..., Any]) -> A
 
     @api.post(
         "/proposals/{proposal_id}/approve",
-        summary="Approve and execute (exactly once)",
+        summary="Approve and execute (exactly once); with allowFor, also give a standing grant",
         responses={200: {"model": schemas.Proposal}, **decided},
+        openapi_extra=model_schema(schemas.Approval, required=False),
     )
-    async def approve(proposal_id: ProposalId, claims: Person) -> Response:
-        return Json(await door.run(decide, proposal_id, "approve", claims.actor))
+    async def approve(
+        proposal_id: ProposalId,
+        claims: Person,
+        body: Annotated[schemas.Approval | None, Depends(approval)],
+    ) -> Response:
+        allow = Allowance.of(body.model_dump()) if body else None
+        return Json(await door.run(decide, proposal_id, "approve", claims.actor, None, allow))
 
     @api.post(
         "/proposals/{proposal_id}/reject",

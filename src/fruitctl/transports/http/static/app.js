@@ -38,7 +38,13 @@
       })
       .then(function (html) {
         if (html !== null && html !== undefined) {
+          // What the person selected stays selected as the list refreshes.
+          var kept = [];
+          box.querySelectorAll("input.pick:checked").forEach(function (el) { kept.push(el.value); });
           box.innerHTML = html;
+          box.querySelectorAll("input.pick").forEach(function (el) {
+            el.checked = kept.indexOf(el.value) >= 0;
+          });
           tick();
         }
       })
@@ -48,6 +54,12 @@
   document.addEventListener("DOMContentLoaded", function () {
     tick();
     window.setInterval(tick, 1000);
+    var all = document.getElementById("select-all");
+    if (all) {
+      all.addEventListener("change", function () {
+        document.querySelectorAll("input.pick").forEach(function (el) { el.checked = all.checked; });
+      });
+    }
     var box = document.querySelector("[data-refresh]");
     if (box) window.setInterval(function () { refresh(box); }, REFRESH_MS);
   });

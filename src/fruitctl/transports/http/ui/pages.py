@@ -17,6 +17,9 @@ from starlette.requests import Request
 from starlette.responses import HTMLResponse, RedirectResponse, Response
 
 from fruitctl import __version__
+from fruitctl.approvals import batch
+from fruitctl.approvals.allowance import OFFERED, Allowance
+from fruitctl.approvals.batch import BATCH_MAX
 from fruitctl.approvals.views import HIDDEN_WARNING, hides_text
 from fruitctl.domain.errors import FruitctlError
 from fruitctl.domain.wording import spoken_when
@@ -30,6 +33,8 @@ from fruitctl.transports.http.ui.session import Sessions, SignInError, same_orig
 
 DONE = {
     "approved": "Approved and executed.",
+    "granted": "Approved and executed; the agent may now do the same there, without asking, "
+    "until the grant ends (fruitctl grants list; revoke it there).",
     "partly": "Approved and executed in part: the items listed below failed.",
     "unconfirmed": "Approved and sent, but not confirmed: the app did not show the change in "
     "time. Check it there before approving anything like it again.",
@@ -135,14 +140,22 @@ class Pages:
         if not same_origin(request) or not self.sessions.csrf_ok(session, _field(form, "csrf")):
             return self.page("error.html", session, 403, message="The form expired: reload it.")
         try:
-            return await self.act(session, proposal_id, chosen, _field(form, "reason"))
+            allow = None
+            if chosen == "approve" and _field(form, "allow_for"):  # the form always sends a scope
+                allow = Allowance.parse(_field(form, "allow_for"), _field(form, "scope"))
+            return await self.act(session, proposal_id, chosen, _field(form, "reason"), allow)
         except FruitctlError as exc:
             return await self.detail(
                 session, proposal_id, failure=exc.message, status=status_of(exc.code)
             )
 
     async def act(
-        self, session: Claims, proposal_id: str, action: Action, reason: str | None
+        self,
+        session: Claims,
+        proposal_id: str,
+        action: Action,
+        reason: str | None,
+        allow: Allowance | None = None,
     ) -> Response:
         decide = self.door.app.gateway.decide
         decided = await run_in_threadpool(
@@ -151,6 +164,7 @@ class Pages:
             action,
             session.actor,
             (reason or None) if action == "reject" else None,
+            allow,
         )
         if action == "undo":
             return RedirectResponse(f"/ui/proposals/{decided['proposalId']}?done=undo", 303)
@@ -160,7 +174,33 @@ class Pages:
             done = "partly"
         elif action == "approve" and isinstance(result, dict) and result.get("confirmed") is False:
             done = "unconfirmed"
+        elif decided.get("grant"):
+            done = "granted"
         return RedirectResponse(f"/ui/proposals/{proposal_id}?done={done}", 303)
+
+    async def decide_selected(self, request: Request) -> Response:
+        """The pending list's select-all: each selected proposal approved (or rejected) on its
+        own, judged again; the list shown again with what failed, named."""
+        session = self.sessions.current(request)
+        if session is None:
+            return _to_signin()
+        form = await request.form()
+        if not same_origin(request) or not self.sessions.csrf_ok(session, _field(form, "csrf")):
+            return self.page("error.html", session, 403, message="The form expired: reload it.")
+        action = next((a for a in ACTIONS if a != "undo" and a == _field(form, "action")), None)
+        if action is None:
+            return self.page("error.html", session, 404, message="No such action.")
+        ids = [value for value in form.getlist("ids") if isinstance(value, str)][:BATCH_MAX]
+        decide = self.door.app.gateway.decide
+        done = await run_in_threadpool(
+            batch.each, ids, lambda one: decide(one, action, session.actor)
+        )
+        rows = await run_in_threadpool(self.approvals.recent, "pending", 200)
+        verb = "Approved" if action == "approve" else "Rejected"
+        notice = f"{verb} {len(done['decided'])}; {len(done['failed'])} failed."
+        status = 200 if not done["failed"] else 409
+        context = {"proposals": rows, "who": session.actor.label, "failures": done["failed"]}
+        return self.page("pending.html", session, status, notice=notice, **context)
 
     # -- rendering -----------------------------------------------------------------------------
 
@@ -180,7 +220,14 @@ class Pages:
         """A signed-in page: its forms carry the session's CSRF token, its footer the policy
         in force."""
         footer = when_things_change(self.door.app.gateway)
-        return self.html(name, status, csrf=self.sessions.csrf(session), footer=footer, **context)
+        return self.html(
+            name,
+            status,
+            csrf=self.sessions.csrf(session),
+            footer=footer,
+            grant_lengths=OFFERED,
+            **context,
+        )
 
 
 def router(door: Door, sessions: Sessions) -> APIRouter:
@@ -196,6 +243,7 @@ def router(door: Door, sessions: Sessions) -> APIRouter:
         ("/fragments/pending", pages.pending_fragment, "GET"),
         ("/proposals/{proposal_id}", pages.proposal, "GET"),
         ("/proposals/{proposal_id}/{action}", pages.decide, "POST"),
+        ("/decide", pages.decide_selected, "POST"),
         ("/history", pages.history, "GET"),
         ("/audit", pages.audit, "GET"),
     ]
