@@ -88,3 +88,13 @@ def allowed(entries: Sequence[str], item: N, items: Sequence[N], key: str) -> bo
 def shown(item: N, items: Sequence[N]) -> str:
     """How a message names ``item``: its name, or ``Account/Name`` when another has that name."""
     return qualified(item) if len(matching(items, item.name)) > 1 else item.name
+
+
+def label(item: N | str, items: Sequence[N]) -> str:
+    """How a standing grant's scope names ``item`` (a name no item answers to stays as given):
+    as ``shown`` does, with its id when another item reads the same even as ``Account/Name``."""
+    if isinstance(item, str):
+        return item
+    alike = [other for other in items if qualified(other) == qualified(item)]
+    name = shown(item, items)
+    return f"{name} (id {item.id})" if len(alike) > 1 else name

@@ -69,7 +69,10 @@ def _current_calendar(
 
 def calendars_reached(args: Any, ctx: Context) -> Iterator[str]:
     """The calendars an event write reaches, for a standing grant's scope."""
-    return (f"calendar:{name}" for name in _touched_calendars(args, ctx))
+    calendars = ctx.calendar.backend.calendars()
+    return (
+        f"calendar:{accounts.label(x, calendars)}" for x in _touched_calendars(args, ctx, calendars)
+    )
 
 
 CALENDARS = TargetRule(calendars_check, "agents", calendars_reached)

@@ -92,7 +92,8 @@ def _named_id(list_id: str, lists: Sequence[ReminderList]) -> ReminderList | str
 
 def reminder_lists_reached(args: Any, ctx: Context) -> Iterator[str]:
     """The lists a reminder write reaches, for a standing grant's scope."""
-    return (f"list:{name}" for name in _touched_lists(args, ctx))
+    lists = ctx.reminders.backend.lists(with_counts=False)
+    return (f"list:{accounts.label(x, lists)}" for x in _touched_lists(args, ctx, lists))
 
 
 REMINDER_LISTS = TargetRule(reminder_lists_check, "agents", reminder_lists_reached)
