@@ -14,6 +14,8 @@ from typing import Any
 import pytest
 from socket_daemon import Daemon, Raw, cli, running, seed_demo, short_home
 
+pytestmark = pytest.mark.process  # a real daemon and CLI processes
+
 
 @pytest.fixture
 def served() -> Iterator[tuple[Path, Daemon]]:
