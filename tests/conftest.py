@@ -7,12 +7,11 @@ confuses local time, UTC and offsets shows up.
 from __future__ import annotations
 
 import os
-import subprocess
 import time
 from collections.abc import Iterator
 from pathlib import Path
-from typing import Any
 
+import process_guard
 import pytest
 from caldav_server import Account, Radicale, running_radicale
 from hypothesis import settings
@@ -102,41 +101,7 @@ if os.environ.get("CI"):
     settings.load_profile("ci")
 
 
-# -- the fast lane: a test that starts another process says so ---------------------------------
-#
-# `make test-fast` leaves out the tests marked `process` (and `slow`). A test that starts a process
-# without the mark fails, naming what it started, so the lane cannot drift into paying for
-# process starts (the Python ones cost most of a second of CPU each).
-
-_starts_allowed = True
-_spawn = subprocess.Popen.__init__
-_posix_spawn = os.posix_spawn
-
-
-class UnmarkedProcess(AssertionError):
-    pass
-
-
-def _refuse(what: object) -> None:
-    if not _starts_allowed:
-        raise UnmarkedProcess(
-            f"this test starts a process ({str(what)[:80]}): mark it @pytest.mark.process"
-            " (or slow), so make test-fast leaves it out"
-        )
-
-
-def _guarded_popen(self: subprocess.Popen[Any], args: Any, *rest: Any, **kwargs: Any) -> None:
-    _refuse(args)
-    _spawn(self, args, *rest, **kwargs)
-
-
-def _guarded_posix_spawn(path: Any, argv: Any, *rest: Any, **kwargs: Any) -> int:
-    _refuse(argv)
-    return _posix_spawn(path, argv, *rest, **kwargs)
-
-
-subprocess.Popen.__init__ = _guarded_popen  # type: ignore[method-assign]
-os.posix_spawn = _guarded_posix_spawn
+# -- the fast lane: a test that starts another process says so (tests/process_guard.py) -------
 
 
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
@@ -148,9 +113,23 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
 
 @pytest.hookimpl(hookwrapper=True)
 def pytest_runtest_protocol(item: pytest.Item) -> Iterator[None]:
-    global _starts_allowed
-    _starts_allowed = any(item.iter_markers("process")) or any(item.iter_markers("slow"))
+    process_guard.starts_allowed = any(item.iter_markers("process")) or any(
+        item.iter_markers("slow")
+    )
+    process_guard.refused_starts.clear()
     try:
         yield
     finally:
-        _starts_allowed = True
+        process_guard.starts_allowed = True
+
+
+@pytest.fixture(autouse=True)
+def _no_swallowed_start() -> Iterator[None]:
+    """A start refused inside the code under test may come back as an error it answers (a tool
+    that failed, a check that skipped): the test is told all the same."""
+    yield
+    if process_guard.refused_starts:
+        raise process_guard.UnmarkedProcess(
+            f"this test tried to start a process ({process_guard.refused_starts[0]}):"
+            " mark it @pytest.mark.process"
+        )

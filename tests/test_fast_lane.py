@@ -4,12 +4,16 @@ from __future__ import annotations
 
 import subprocess
 
+import process_guard
 import pytest
 
 
 def test_an_unmarked_test_cannot_start_a_process() -> None:
     with pytest.raises(AssertionError, match=r"mark it @pytest\.mark\.process"):
         subprocess.run(["true"], check=True)
+    # Kept for the test's end, where a start the code under test swallowed still fails it.
+    assert process_guard.refused_starts == ["['true']"]
+    process_guard.refused_starts.clear()
 
 
 @pytest.mark.process

@@ -160,6 +160,7 @@ def test_a_pending_write_and_its_proposal_fit_too(home: Path) -> None:
         app.close()
 
 
+@pytest.mark.process  # the system log is read by journalctl, a process
 def test_the_log_entries_fit_when_this_machine_has_a_journal(app: bootstrap.App) -> None:
     async def main() -> Any:
         async with Client(build_server(app.gateway)) as client:
