@@ -16,7 +16,7 @@ the wrong account.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Iterable, Sequence
 from typing import Protocol, TypeVar
 
 from fruitctl.domain.errors import Ambiguous
@@ -83,6 +83,24 @@ def allowed(entries: Sequence[str], item: N, items: Sequence[N], key: str) -> bo
     if unclear is not None:
         raise Ambiguous.allowlist_entry(key, unclear[0], choices(unclear[1]))
     return False
+
+
+def refuse_unallowed(
+    entries: Sequence[str],
+    touched: Iterable[N | str],
+    items: Sequence[N],
+    key: str,
+    refused: Callable[[str], Exception],
+) -> None:
+    """Raise ``refused(name)`` for the first of ``touched`` the allowlist ``entries`` (set at
+    ``key``) does not allow. A name no item answers to (a str) must be an entry as it is: the
+    service reports it unknown, but only when it is allowed to look."""
+    for item in touched:
+        if isinstance(item, str):
+            if item.casefold() not in {entry.casefold() for entry in entries}:
+                raise refused(item)
+        elif not allowed(entries, item, items, key):
+            raise refused(shown(item, items))
 
 
 def shown(item: N, items: Sequence[N]) -> str:

@@ -30,12 +30,8 @@ def calendars_check(args: Any, rules: ToolRules, ctx: Context) -> None:
         return
     where = ALLOWLIST if chosen is not None else GOVERNED
     calendars = ctx.calendar.backend.calendars()
-    for touched in _touched_calendars(args, ctx, calendars):
-        if isinstance(touched, str):  # no such calendar: the service reports it, if allowed
-            if touched.casefold() not in {name.casefold() for name in names}:
-                raise _refused(touched)
-        elif not accounts.allowed(names, touched, calendars, where):
-            raise _refused(accounts.shown(touched, calendars))
+    touched = _touched_calendars(args, ctx, calendars)
+    accounts.refuse_unallowed(names, touched, calendars, where, _refused)
 
 
 def _refused(name: str) -> CalendarNotAllowed:

@@ -31,12 +31,7 @@ def reminder_lists_check(args: Any, rules: ToolRules, ctx: Context) -> None:
         return
     where = ALLOWLIST if chosen is not None else GOVERNED
     lists = ctx.reminders.backend.lists(with_counts=False)
-    for touched in _touched_lists(args, ctx, lists):
-        if isinstance(touched, str):  # no such list: the service reports it, if allowed
-            if touched.casefold() not in {name.casefold() for name in names}:
-                raise _refused(touched)
-        elif not accounts.allowed(names, touched, lists, where):
-            raise _refused(accounts.shown(touched, lists))
+    accounts.refuse_unallowed(names, _touched_lists(args, ctx, lists), lists, where, _refused)
 
 
 def _refused(name: str) -> ListNotAllowed:
