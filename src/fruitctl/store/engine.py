@@ -12,7 +12,9 @@ folder or disk) is opened read-only instead: reads work, and each write says why
 from __future__ import annotations
 
 import os
+import secrets
 import sqlite3
+from datetime import datetime
 from pathlib import Path
 from typing import Any, Literal
 
@@ -58,9 +60,12 @@ def open_database(path: Path, kind: Kind, *, synchronous: str = "NORMAL") -> Eng
 # The head schema of each kind, as the statements that make it (``iterdump`` of a file Alembic
 # just migrated from nothing), once this process has made one: every further new file of that
 # kind is made by running them, a few milliseconds instead of Alembic's tens. A process that
-# makes many (a test per home, a daemon per account) pays the migrations once. Only a schema
-# without rows of its own is kept (None otherwise): rows a migration writes into a new file -
-# the local store's first list and calendar - have ids and times of their own each time.
+# makes many (a test per home, a daemon per account) pays the migrations once. The rows a
+# migration writes into a new file are the local store's first list and first calendar, one
+# row each (``_FIRST_ROWS``): a file made from the head schema gives them an id and a creation
+# time of their own, as the migration does. A head schema with any other row of its own is not
+# kept (None): such a file is migrated every time.
+_FIRST_ROWS = ("lists", "calendars")
 _HEAD_SCHEMA: dict[Kind, list[str] | None] = {}
 
 
@@ -92,8 +97,18 @@ def _run_on_empty(sqlite: sqlite3.Connection, statements: list[str]) -> bool:
         return False
     for statement in statements:
         sqlite.execute(statement)
+    _renew_first_rows(sqlite)
     sqlite.execute("COMMIT")
     return True
+
+
+def _renew_first_rows(sqlite: sqlite3.Connection) -> None:
+    """Give the first list and calendar the head schema brought an id and a time of their own,
+    made as their migrations make them."""
+    now = datetime.now().astimezone().replace(microsecond=0).isoformat()
+    for table in _FIRST_ROWS:
+        if sqlite.execute(f"SELECT 1 FROM sqlite_master WHERE name = '{table}'").fetchone():
+            sqlite.execute(f"UPDATE {table} SET id = ?, created = ?", (secrets.token_hex(8), now))
 
 
 def _has_tables(sqlite: sqlite3.Connection) -> bool:
@@ -106,9 +121,13 @@ def _statements(sqlite: sqlite3.Connection) -> list[str]:
 
 
 def _schema_only(statements: list[str]) -> list[str] | None:
+    """The statements, when the only rows they write are the alembic revision and one first row
+    of each ``_FIRST_ROWS`` table; None otherwise."""
     rows = [s for s in statements if s.startswith("INSERT INTO ")]
-    own = [s for s in rows if not s.startswith('INSERT INTO "alembic_version"')]
-    return None if own else statements
+    kept = ("alembic_version", *_FIRST_ROWS)
+    own = [s for s in rows if not any(s.startswith(f'INSERT INTO "{t}"') for t in kept)]
+    firsts = [sum(s.startswith(f'INSERT INTO "{t}"') for s in rows) for t in _FIRST_ROWS]
+    return None if own or any(n > 1 for n in firsts) else statements
 
 
 def current_revision(engine: Engine) -> str | None:

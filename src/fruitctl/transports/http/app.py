@@ -16,16 +16,19 @@ from collections.abc import Iterable
 from importlib.resources import files
 from typing import TYPE_CHECKING, Any
 
-from fastapi import FastAPI, Request
+import orjson
+from fastapi import APIRouter, FastAPI, Request
 from fastapi.exceptions import RequestValidationError
 from starlette.exceptions import HTTPException
 from starlette.responses import Response
+from starlette.routing import BaseRoute
 from starlette.staticfiles import StaticFiles
+from starlette.types import ASGIApp, Receive, Scope, Send
 
 from fruitctl import __version__
 from fruitctl.domain.errors import FruitctlError
 from fruitctl.transports.http.auth import admin_only, authenticator
-from fruitctl.transports.http.door import Door
+from fruitctl.transports.http.door import SERVING, Door, Serving
 from fruitctl.transports.http.errors import HttpProblem, error_response, from_exception
 from fruitctl.transports.http.guard import Guard
 from fruitctl.transports.http.routes import (
@@ -43,6 +46,7 @@ from fruitctl.transports.http.ui.session import Sessions
 
 if TYPE_CHECKING:
     from fruitctl.bootstrap import App
+    from fruitctl.tools.registry import ToolRegistry
 
 DESCRIPTION = """Governed access to reminders and calendars for agents and scripts.
 
@@ -72,19 +76,7 @@ def create_app(
         docs_url=None,
         redoc_url=None,
     )
-    door = Door(app)
-    user = authenticator(tokens)
-    admin = admin_only(user)
-    api.include_router(system.router(door, user, lambda: api))
-    api.include_router(reminders.router(door, user))
-    if app.gateway.registry.get("query_events") is not None:
-        api.include_router(calendar.router(door, user))
-    if app.gateway.registry.get("query_todos") is not None:
-        api.include_router(things.router(door, user))
-    api.include_router(proposals.router(door, user, admin))
-    api.include_router(grants.router(door, admin))
-    api.include_router(tools.router(door, user, admin))
-    api.include_router(pages.router(door, Sessions(tokens)))
+    api.router.routes.extend(_routes(app.gateway.registry))
     static = files("fruitctl.transports.http").joinpath("static")
     api.mount("/ui/static", StaticFiles(directory=str(static)), name="static")
     _handle_errors(api)
@@ -93,7 +85,55 @@ def create_app(
         max_body_bytes=settings.max_body_bytes,
         hosts=None if allowed_hosts is None else list(allowed_hosts),
     )
+    api.add_middleware(_Serve, serving=Serving(app, tokens, Sessions(tokens), api))
     return api
+
+
+class _Serve:
+    """The outermost layer: what the routes serve this request with (``door.SERVING``)."""
+
+    def __init__(self, inner: ASGIApp, *, serving: Serving) -> None:
+        self._inner = inner
+        self._serving = serving
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        reset = SERVING.set(self._serving)
+        try:
+            await self._inner(scope, receive, send)
+        finally:
+            SERVING.reset(reset)
+
+
+# The routes, once per set of tool declarations they are built from (every app of a process,
+# as a rule): FastAPI builds a model for each parameter of each route, some 70 ms in all.
+_ROUTES: dict[bytes, list[BaseRoute]] = {}
+
+
+def _routes(registry: ToolRegistry) -> list[BaseRoute]:
+    declared = orjson.dumps(
+        {tool.name: tool.definition.input_schema for tool in registry},
+        option=orjson.OPT_SORT_KEYS,
+    )
+    if declared not in _ROUTES:
+        door = Door(registry)
+        user = authenticator()
+        admin = admin_only(user)
+        routers = [
+            system.router(door, user),
+            reminders.router(door, user),
+            calendar.router(door, user) if registry.get("query_events") is not None else None,
+            things.router(door, user) if registry.get("query_todos") is not None else None,
+            proposals.router(door, user, admin),
+            grants.router(door, admin),
+            tools.router(door, user, admin),
+            pages.router(door),
+        ]
+        built = APIRouter()
+        for router in routers:
+            if router is not None:
+                built.include_router(router)
+        _ROUTES[declared] = built.routes
+    return _ROUTES[declared]
 
 
 def _handle_errors(api: FastAPI) -> None:

@@ -15,8 +15,9 @@ from fastapi import Depends, Request
 from fastapi.security import HTTPAuthorizationCredentials, HTTPBearer
 
 from fruitctl.transports.http import edge
+from fruitctl.transports.http.door import SERVING
 from fruitctl.transports.http.errors import HttpProblem
-from fruitctl.transports.http.tokens import ISSUABLE, Claims, TokenStore
+from fruitctl.transports.http.tokens import ISSUABLE, Claims
 
 URL_TOKEN_PARAMS = ("access_token", "token", "jwt", "bearer")
 
@@ -30,8 +31,9 @@ bearer = HTTPBearer(
 Authenticate = Callable[[Request, HTTPAuthorizationCredentials | None], Awaitable[Claims]]
 
 
-def authenticator(tokens: TokenStore) -> Authenticate:
-    """The dependency every API route uses (async: it runs on the event loop, never waits)."""
+def authenticator() -> Authenticate:
+    """The dependency every API route uses (async: it runs on the event loop, never waits),
+    checking the token against the store of the API serving the request."""
 
     async def authenticate(
         request: Request,
@@ -43,7 +45,7 @@ def authenticator(tokens: TokenStore) -> Authenticate:
             )
         # The page's cookie token (scope session) is not an API credential: a 401 too.
         presented = None if credentials is None else credentials.credentials
-        claims = edge.admit(tokens, presented, ISSUABLE)
+        claims = edge.admit(SERVING.get().tokens, presented, ISSUABLE)
         _refuse_unknown_query(request)
         return claims
 

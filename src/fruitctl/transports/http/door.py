@@ -2,6 +2,11 @@
 
 Routes are ``async`` and hand the (blocking) gateway call to a worker thread, so the event loop
 never waits on SQLite; the answer is the tool's output exactly as the gateway returned it.
+
+The routes are built once per process (``app.create_app`` keeps them) and shared by every API
+made from it: building one is most of what making an API costs. So a route never holds the
+fruitctl app it serves: the ``Door`` it was built with finds it in ``Serving``, which the API
+sets for each request it takes in.
 """
 
 from __future__ import annotations
@@ -9,6 +14,7 @@ from __future__ import annotations
 import copy
 import json
 from collections.abc import Awaitable, Callable
+from contextvars import ContextVar
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, TypeVar
 
@@ -24,10 +30,14 @@ from fruitctl.domain.errors import FruitctlError, MethodNotFound, ParseError
 from fruitctl.tools.model import ToolResult
 from fruitctl.transports import strict_json
 from fruitctl.transports.http.errors import HttpProblem, from_exception
-from fruitctl.transports.http.tokens import Claims
+from fruitctl.transports.http.tokens import Claims, TokenStore
+from fruitctl.transports.http.ui.session import Sessions
 
 if TYPE_CHECKING:
+    from fastapi import FastAPI
+
     from fruitctl.bootstrap import App
+    from fruitctl.tools.registry import ToolRegistry
 
 TOOL_KEY = "x-fruitctl-tool"
 Shape = Callable[[Any], Any]
@@ -46,8 +56,36 @@ class Json(JSONResponse):
 
 
 @dataclass(frozen=True)
-class Door:
+class Serving:
+    """What one API serves a request with: its fruitctl app, the token store that admits its
+    callers, the approval page's sessions, and the API itself (for its OpenAPI document)."""
+
     app: App
+    tokens: TokenStore
+    sessions: Sessions
+    api: FastAPI
+
+
+SERVING: ContextVar[Serving] = ContextVar("fruitctl_http_serving")
+"""Set by ``app.create_app``'s outermost layer for each request, for the length of it (its
+worker-thread calls see it too: they run in a copy of the request's context)."""
+
+
+@dataclass(frozen=True)
+class Door:
+    """The routes' way to the app serving the current request. ``registry``: the tools' declared
+    inputs a route's parameters and body schemas are built from, the same for every app the
+    routes serve (``create_app`` keeps one set of routes per set of declarations)."""
+
+    registry: ToolRegistry
+
+    @property
+    def serving(self) -> Serving:
+        return SERVING.get()
+
+    @property
+    def app(self) -> App:
+        return SERVING.get().app
 
     async def call(
         self,
@@ -76,7 +114,7 @@ class Door:
         """A query parameter with the default, bounds and description the tool's own input
         schema gives its argument ``name``, so a route never restates them (``options`` adds
         an alias, say)."""
-        found = self.app.gateway.registry.get(tool)
+        found = self.registry.get(tool)
         if found is None:
             raise LookupError(f"no tool {tool!r} for a route parameter")
         field = found.definition.input_schema["properties"][name]
@@ -89,7 +127,7 @@ class Door:
     def body_schema(self, tool: str, *, item: str | None = None, drop: str | None = None) -> Any:
         """``openapi_extra`` declaring a route's JSON body as the tool's own input schema (or the
         schema of one item of its ``item`` array, without the ``drop`` property)."""
-        found = self.app.gateway.registry.get(tool)
+        found = self.registry.get(tool)
         schema: dict[str, Any] = {"type": "object"}
         if found is not None:
             schema = copy.deepcopy(found.definition.input_schema)

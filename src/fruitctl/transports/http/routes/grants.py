@@ -23,8 +23,6 @@ from fruitctl.transports.http.tokens import Claims
 def router(door: Door, admin: Callable[..., Any]) -> APIRouter:
     api = APIRouter(tags=["proposals"])
     Person = Annotated[Claims, Depends(admin)]
-    approvals = door.app.approvals  # for reading; deciding goes through the gateway
-    decide = door.app.gateway.decide
     Many = Annotated[schemas.Batch, Depends(model_body(schemas.Batch))]
 
     def decide_many(action: Action, body: schemas.Batch, actor: Actor) -> dict[str, Any]:
@@ -33,10 +31,10 @@ def router(door: Door, admin: Callable[..., Any]) -> APIRouter:
             raise InvalidParams.grant_needs_approval()
 
         def one(proposal_id: str) -> dict[str, Any]:
-            return decide(proposal_id, action, actor, body.reason, allow)
+            return door.app.gateway.decide(proposal_id, action, actor, body.reason, allow)
 
         def pending() -> list[dict[str, Any]]:
-            return approvals.recent("pending", BATCH_MAX)
+            return door.app.approvals.recent("pending", BATCH_MAX)
 
         return decide_batch(pending, one, body.ids, body.agent, body.tool)
 
@@ -68,7 +66,7 @@ def router(door: Door, admin: Callable[..., Any]) -> APIRouter:
         claims: Person,
         every: Annotated[bool, Query(alias="all", description="Also those that ended")] = False,
     ) -> Response:
-        return Json(await door.run(approvals.grants_listed, every))
+        return Json(await door.run(door.app.approvals.grants_listed, every))
 
     @api.post(
         "/grants/{grant_id}/revoke",
@@ -77,6 +75,6 @@ def router(door: Door, admin: Callable[..., Any]) -> APIRouter:
         responses={200: {"model": schemas.Grant}, **schemas.errors(403, 404, 409)},
     )
     async def revoke_grant(grant_id: str, claims: Person) -> Response:
-        return Json(await door.run(approvals.revoke, grant_id, claims.actor))
+        return Json(await door.run(door.app.approvals.revoke, grant_id, claims.actor))
 
     return api

@@ -26,8 +26,6 @@ def router(door: Door, user: Callable[..., Any], admin: Callable[..., Any]) -> A
     api = APIRouter(tags=["proposals"])
     Caller = Annotated[Claims, Depends(user)]
     Person = Annotated[Claims, Depends(admin)]
-    approvals = door.app.approvals  # for reading; deciding goes through the gateway
-    decide = door.app.gateway.decide
     decided = schemas.errors(403, 404, 409, 410, 422, 502)
     rejection = model_body(schemas.Rejection, required=False)
     approval = model_body(schemas.Approval, required=False)
@@ -43,7 +41,7 @@ def router(door: Door, user: Callable[..., Any], admin: Callable[..., Any]) -> A
         status: Status | None = None,
         limit: Annotated[int, Query(ge=1, le=500)] = 50,
     ) -> Response:
-        found = await door.run(approvals.recent, status, limit, claims.actor)
+        found = await door.run(door.app.approvals.recent, status, limit, claims.actor)
         return Json(found)
 
     @api.get(
@@ -52,7 +50,7 @@ def router(door: Door, user: Callable[..., Any], admin: Callable[..., Any]) -> A
         responses={200: {"model": schemas.Proposal}, **schemas.errors(404)},
     )
     async def get_proposal(proposal_id: ProposalId, claims: Caller) -> Response:
-        return Json(await door.run(approvals.get, proposal_id, claims.actor))
+        return Json(await door.run(door.app.approvals.get, proposal_id, claims.actor))
 
     @api.post(
         "/proposals/{proposal_id}/approve",
@@ -66,6 +64,7 @@ def router(door: Door, user: Callable[..., Any], admin: Callable[..., Any]) -> A
         body: Annotated[schemas.Approval | None, Depends(approval)],
     ) -> Response:
         allow = Allowance.of(body.model_dump()) if body else None
+        decide = door.app.gateway.decide
         return Json(await door.run(decide, proposal_id, "approve", claims.actor, None, allow))
 
     @api.post(
@@ -80,6 +79,7 @@ def router(door: Door, user: Callable[..., Any], admin: Callable[..., Any]) -> A
         body: Annotated[schemas.Rejection | None, Depends(rejection)],
     ) -> Response:
         reason = body.reason if body else None
+        decide = door.app.gateway.decide
         return Json(await door.run(decide, proposal_id, "reject", claims.actor, reason))
 
     @api.post(
@@ -89,7 +89,7 @@ def router(door: Door, user: Callable[..., Any], admin: Callable[..., Any]) -> A
         responses={**schemas.accepted(), **decided},
     )
     async def undo(proposal_id: ProposalId, claims: Person) -> Response:
-        filed = await door.run(decide, proposal_id, "undo", claims.actor)
+        filed = await door.run(door.app.gateway.decide, proposal_id, "undo", claims.actor)
         return Json(filed, 202, headers={"Location": f"/proposals/{filed['proposalId']}"})
 
     @api.get(

@@ -22,7 +22,7 @@ from fruitctl.transports.http.tokens import Claims
 from fruitctl.transports.service_info import SERVICE
 
 
-def router(door: Door, user: Callable[..., Any], api: Callable[[], FastAPI]) -> APIRouter:
+def router(door: Door, user: Callable[..., Any]) -> APIRouter:
     routes = APIRouter(tags=["system"])
     Caller = Annotated[Claims, Depends(user)]
 
@@ -39,7 +39,7 @@ def router(door: Door, user: Callable[..., Any], api: Callable[[], FastAPI]) -> 
         status = await door.run(door.app.status)
         offered = door.app.gateway.registry.offered()
         tools = [tool for tool in offered if toolsets.offers(claims.tools, tool.name)]
-        return Json(skills_of(tools, status, routes_by_tool(api())))
+        return Json(skills_of(tools, status, routes_by_tool(door.serving.api)))
 
     return routes
 

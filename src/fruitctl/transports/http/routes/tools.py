@@ -31,7 +31,6 @@ def router(door: Door, user: Callable[..., Any], admin: Callable[..., Any]) -> A
     api = APIRouter(tags=["tools"])
     Caller = Annotated[Claims, Depends(user)]
     Person = Annotated[Claims, Depends(admin)]
-    gateway = door.app.gateway
 
     @api.get(
         "/tools",
@@ -42,7 +41,7 @@ def router(door: Door, user: Callable[..., Any], admin: Callable[..., Any]) -> A
         claims: Caller,
         category: Annotated[Category | None, Query(description="Only this category")] = None,
     ) -> Response:
-        listed = gateway.describe_tools(category)
+        listed = door.app.gateway.describe_tools(category)
         return Json([tool for tool in listed if toolsets.offers(claims.tools, tool["name"])])
 
     @api.get(
@@ -53,7 +52,7 @@ def router(door: Door, user: Callable[..., Any], admin: Callable[..., Any]) -> A
     async def show_tool(name: ToolName, claims: Caller) -> Response:
         if not toolsets.offers(claims.tools, name):
             raise MethodNotFound.not_offered(name, claims.tools or ())
-        return Json(gateway.describe_tool(name))
+        return Json(door.app.gateway.describe_tool(name))
 
     @api.post(
         "/tools/{name}",

@@ -20,6 +20,7 @@ from fruitctl import __version__
 from fruitctl.approvals import batch
 from fruitctl.approvals.allowance import OFFERED, Allowance
 from fruitctl.approvals.batch import BATCH_MAX
+from fruitctl.approvals.engine import Approvals
 from fruitctl.approvals.views import HIDDEN_WARNING, hides_text
 from fruitctl.domain.errors import FruitctlError
 from fruitctl.domain.wording import spoken_when
@@ -59,11 +60,17 @@ def templates() -> Environment:
 class Pages:
     """The page handlers; ``router`` binds them to their paths."""
 
-    def __init__(self, door: Door, sessions: Sessions) -> None:
+    def __init__(self, door: Door) -> None:
         self.door = door
-        self.approvals = door.app.approvals
-        self.sessions = sessions
         self.env = templates()
+
+    @property
+    def approvals(self) -> Approvals:
+        return self.door.app.approvals
+
+    @property
+    def sessions(self) -> Sessions:
+        return self.door.serving.sessions
 
     # -- signing in ----------------------------------------------------------------------------
 
@@ -230,8 +237,8 @@ class Pages:
         )
 
 
-def router(door: Door, sessions: Sessions) -> APIRouter:
-    pages = Pages(door, sessions)
+def router(door: Door) -> APIRouter:
+    pages = Pages(door)
     ui = APIRouter(prefix="/ui", include_in_schema=False)
     routes: list[tuple[str, Any, str]] = [
         ("", pages.home, "GET"),
