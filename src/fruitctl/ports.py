@@ -11,7 +11,16 @@ from fruitctl.domain.alarms import Alarm
 from fruitctl.domain.calendar import Calendar, Event
 from fruitctl.domain.query import Query
 from fruitctl.domain.reminders import Reminder, ReminderList, Status
-from fruitctl.domain.things import Area, Heading, Project, Tag, ThingsView, ToDo
+from fruitctl.domain.things import (
+    Area,
+    Heading,
+    Project,
+    Tag,
+    ThingsView,
+    ToDo,
+    ToDoPage,
+    ToDoQuery,
+)
 
 PermissionStatus = Literal["authorized", "denied", "not_determined", "restricted"]
 FetchOrder = Literal["newest", "oldest", "priority", "dueDate", "open"]
@@ -343,6 +352,11 @@ class ThingsBackend(Protocol):
         """Every to-do outside the Trash (of one view, in the app's order, when ``view`` is
         given; whose title or notes contain ``search``, any case, when it is given); ``today``
         decides what the app would show in Today and Upcoming."""
+        ...
+
+    def query(self, today: date, wanted: ToDoQuery) -> ToDoPage:
+        """The to-dos ``wanted`` asks for, in the app's order (its view's, when it names one),
+        the first ``wanted.limit`` of them built, with how many there are in all."""
         ...
 
     def todo(self, todo_id: str, today: date) -> ToDo:

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import os
 import re
+from collections.abc import Callable
 from datetime import UTC, date, datetime, timedelta
 from pathlib import Path
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
@@ -141,6 +142,18 @@ def format_datetime(value: datetime) -> str:
 def format_epoch(seconds: float) -> str:
     """An instant given in epoch seconds, as ``format_datetime`` writes it."""
     return format_datetime(datetime.fromtimestamp(seconds, UTC))
+
+
+def epoch_writer() -> Callable[[float], str]:
+    """``format_epoch`` for many instants in a row (a whole view's dates): the zone is looked
+    up once, not for each."""
+    tz = wire_zone()
+
+    def write(seconds: float) -> str:
+        placed = datetime.fromtimestamp(seconds, tz).replace(microsecond=0)
+        return _whole_minute_offset(placed).isoformat()
+
+    return write
 
 
 def format_keeping_offset(value: DateOrDateTime) -> str:

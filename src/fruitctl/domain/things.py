@@ -7,8 +7,9 @@ never as midnight. Moments (created, modified, completed) are date-times with th
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from datetime import date
-from typing import Any, Literal, get_args
+from typing import Any, Literal, NamedTuple, get_args
 
 from pydantic import BaseModel, ConfigDict
 
@@ -108,6 +109,30 @@ class ToDo(BaseModel):
         data["tags"] = list(self.tags)
         data["checklist"] = [dict(item) for item in data["checklist"]]
         return data
+
+
+@dataclass(frozen=True)
+class ToDoQuery:
+    """Which to-dos a read wants, narrowed by the reader before any is built."""
+
+    view: ThingsView | None = None
+    """One view; ``None``: every view but the Logbook."""
+    search: str | None = None
+    """Title or notes contain it, any case."""
+    project: str | None = None
+    """A project's id: its to-dos, under its headings too."""
+    area: str | None = None
+    """An area's id: its to-dos, and those of its projects."""
+    tag: str | None = None
+    """A tag's title."""
+    limit: int | None = None
+    """The most to-dos built and answered (the first, in the app's order); all when None."""
+
+
+class ToDoPage(NamedTuple):
+    todos: list[ToDo]
+    total: int
+    """How many the query found, the page's and the rest."""
 
 
 class Project(BaseModel):

@@ -40,7 +40,7 @@ from fruitctl.backends.things.rows import (
     view_columns,
     view_of,
 )
-from fruitctl.backends.things.schema import check_schema, unreadable
+from fruitctl.backends.things.schema import check_schema, packed_only, unreadable
 from fruitctl.backends.things.urls import Secret
 from fruitctl.domain.errors import (
     BackendUnavailable,
@@ -56,6 +56,8 @@ from fruitctl.domain.things import (
     Tag,
     ThingsView,
     ToDo,
+    ToDoPage,
+    ToDoQuery,
     pack_date,
 )
 
@@ -117,6 +119,44 @@ def _task_columns(db: sqlite3.Connection) -> str:
     )
 
 
+# Where a task row keeps its area, its project (directly or through its heading) and that
+# project's area.
+AREA, PROJECT, PROJECT_AREA = 10, 11, 15
+
+
+def _view_rows(
+    db: sqlite3.Connection,
+    today: date,
+    view: ThingsView | None,
+    search: str | None,
+    *,
+    logbook: bool = True,
+) -> list[tuple[Any, ...]]:
+    """The task rows of the to-dos outside the Trash in ``view`` (every view when None, the
+    Logbook's only if ``logbook``), matching ``search``, in the order the app shows them."""
+    now = pack_date(today)
+    narrow, params = VIEW_SQL.get(view, ("", ())) if view else ("", ())
+    if view is None and not logbook:
+        narrow = f"AND t.status NOT IN ({CANCELED}, {COMPLETED})"
+    found: tuple[str, ...] = (_pattern(search),) * 2 if search else ()
+    if search:
+        db.create_function("fold", 1, _fold, deterministic=True)
+    rows = db.execute(
+        f"SELECT {_task_columns(db)} {_VISIBLE} AND t.type = ? {narrow} "
+        f'{SEARCH if search else ""} ORDER BY t."index"',
+        (TYPE_TODO, *(now for _ in params), *found),
+    ).fetchall()
+    if view is not None:  # the SQL narrows; the app's rule (``view_of``) decides
+        rows = [r for r in rows if view_of(*view_columns(r), today) == view]
+    return ordered(rows, view)
+
+
+def _tagged(db: sqlite3.Connection, tag: str) -> set[str]:
+    """The ids of the tasks that carry the tag titled ``tag``."""
+    query = "SELECT l.tasks FROM TMTaskTag l JOIN TMTag g ON g.uuid = l.tags WHERE g.title = ?"
+    return {task for (task,) in db.execute(query, (tag,))}
+
+
 def _fold(text: str | None) -> str | None:
     return None if text is None else text.casefold()
 
@@ -142,20 +182,25 @@ class ThingsDatabase:
     ) -> list[ToDo]:
         """Every to-do outside the Trash, in the order the app shows ``view`` (all when None);
         with ``search``, only those whose title or notes contain it (any case)."""
-        now = pack_date(today)
-        narrow, params = VIEW_SQL.get(view, ("", ())) if view else ("", ())
-        found: tuple[str, ...] = (_pattern(search),) * 2 if search else ()
         with self._connection() as db:
-            db.create_function("fold", 1, _fold, deterministic=True)
-            columns = _task_columns(db)
-            rows = db.execute(
-                f"SELECT {columns} {_VISIBLE} AND t.type = ? {narrow} "
-                f'{SEARCH if search else ""} ORDER BY t."index"',
-                (TYPE_TODO, *(now for _ in params), *found),
-            ).fetchall()
-            if view is not None:  # the SQL narrows; the app's rule (``view_of``) decides
-                rows = [r for r in rows if view_of(*view_columns(r), today) == view]
-            return Rows(db, ordered(rows, view)).todos(today)
+            rows = packed_only(_view_rows(db, today, view, search), self.path)
+            return Rows(db, rows).todos(today)
+
+    def query(self, today: date, wanted: ToDoQuery) -> ToDoPage:
+        """The to-dos ``wanted`` asks for, narrowed on their rows; only the page answered is
+        built (tags, checklists, titles and models cost per to-do, the rows do not)."""
+        with self._connection() as db:
+            rows = _view_rows(db, today, wanted.view, wanted.search, logbook=False)
+            packed_only(rows, self.path)
+            if wanted.project is not None:
+                rows = [r for r in rows if r[PROJECT] == wanted.project]
+            if wanted.area is not None:
+                rows = [r for r in rows if (r[AREA] or r[PROJECT_AREA]) == wanted.area]
+            if wanted.tag is not None:
+                tagged = _tagged(db, wanted.tag)
+                rows = [r for r in rows if r[0] in tagged]
+            shown = rows if wanted.limit is None else rows[: wanted.limit]
+            return ToDoPage(Rows(db, shown).todos(today), len(rows))
 
     def todo(self, todo_id: str, today: date) -> ToDo:
         """One to-do by id; one in the Trash too (its ``view`` is None)."""
@@ -169,6 +214,7 @@ class ThingsDatabase:
             ).fetchone()
             if row is None:
                 raise NotFound(f"No to-do found with ID: '{todo_id}'.")
+            packed_only([row], self.path)
             template = f"SELECT 1 FROM TMTask t WHERE t.uuid = ? AND t.{RULE} IS NOT NULL"
             if db.execute(template, (todo_id,)).fetchone():
                 raise _template(todo_id)
@@ -295,6 +341,7 @@ class ThingsDatabase:
                 f"SELECT {_task_columns(db)} {_VISIBLE} AND t.type = ? AND t.creationDate >= ?",
                 (TYPE_TODO, seconds),
             ).fetchall()
+            packed_only(rows, self.path)
             return Rows(db, rows).todos(today)
 
     def modified_at(self, item_id: str) -> float | None:

@@ -10,7 +10,7 @@ from datetime import date, datetime
 from typing import Any
 
 from fruitctl.backends.things.repeats import rule_in_words
-from fruitctl.domain.dates import format_datetime
+from fruitctl.domain.dates import epoch_writer, format_datetime
 from fruitctl.domain.things import (
     ChecklistItem,
     Ref,
@@ -43,6 +43,10 @@ class Rows:
         templates = sorted({r[TEMPLATE] for r in rows if r[TEMPLATE]})
         rules = owned(db, "SELECT uuid, rt1_recurrenceRule FROM TMTask {where}", "uuid", templates)
         self.rules = {uuid: rule_in_words(rule) for uuid, rule in rules}
+        self.write_moment = epoch_writer()
+
+    def moment(self, seconds: float | None) -> str | None:
+        return None if seconds is None else self.write_moment(seconds)
 
     def todos(self, today: date) -> list[ToDo]:
         return [self._todo(row, today) for row in self.rows]
@@ -67,9 +71,9 @@ class Rows:
             repeating=Repeating(template=template, rule=self.rules.get(template))
             if template
             else None,
-            creationDate=moment(created),
-            modificationDate=moment(modified),
-            completionDate=moment(stop) if status in (CANCELED, COMPLETED) else None,
+            creationDate=self.moment(created),
+            modificationDate=self.moment(modified),
+            completionDate=self.moment(stop) if status in (CANCELED, COMPLETED) else None,
         )
 
 

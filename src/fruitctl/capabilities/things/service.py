@@ -25,7 +25,15 @@ from fruitctl.capabilities.things.inputs import (
     UpdateToDo,
 )
 from fruitctl.domain.errors import InvalidParams, NotFound, Unsupported
-from fruitctl.domain.things import REMINDER_DAYS, VIEWS, WHEN, WHEN_WORDS, ThingsView, ToDo
+from fruitctl.domain.things import (
+    REMINDER_DAYS,
+    VIEWS,
+    WHEN,
+    WHEN_WORDS,
+    ThingsView,
+    ToDo,
+    ToDoQuery,
+)
 from fruitctl.ports import (
     NewProject,
     NewToDo,
@@ -78,20 +86,17 @@ class ThingsService:
 
     def query_todos(self, args: QueryToDos) -> dict[str, Any]:
         backend = self._require()
-        found = backend.todos(self._today(), args.view, args.search)
-        if args.view is None:
-            found = [t for t in found if t.view != "logbook"]
+        project = area = tag = None
         if args.project is not None:
-            project = _named(backend.projects(), args.project, "project", "projects")
-            found = [t for t in found if t.project is not None and t.project.id == project.id]
+            project = _named(backend.projects(), args.project, "project", "projects").id
         if args.area is not None:
-            area = _named(backend.areas(), args.area, "area", "areas")
-            found = [t for t in found if t.area is not None and t.area.id == area.id]
+            area = _named(backend.areas(), args.area, "area", "areas").id
         if args.tag is not None:
             tag = _named(backend.tags(), args.tag, "tag", "tags").title
-            found = [t for t in found if tag in t.tags]
-        shown = found[: args.limit]
-        return {"todos": [t.to_wire() for t in shown], "count": len(shown), "total": len(found)}
+        wanted = ToDoQuery(args.view, args.search, project, area, tag, args.limit)
+        page = backend.query(self._today(), wanted)
+        shown = [t.to_wire() for t in page.todos]
+        return {"todos": shown, "count": len(shown), "total": page.total}
 
     def get_todo(self, args: GetToDo) -> dict[str, Any]:
         todo: ToDo = self._require().todo(args.id, self._today())
