@@ -6,7 +6,8 @@ to-dos and areas, and a logbook."""
 from __future__ import annotations
 
 import sqlite3
-from contextlib import closing
+from collections.abc import Iterator
+from contextlib import closing, contextmanager
 from dataclasses import dataclass
 from datetime import UTC, date, datetime, timedelta
 from pathlib import Path
@@ -51,8 +52,17 @@ def stamp(day: date, hour: int = 9) -> float:
 class ThingsFixture:
     path: Path
 
-    def connect(self) -> sqlite3.Connection:
-        return sqlite3.connect(self.path)
+    @contextmanager
+    def connect(self) -> Iterator[sqlite3.Connection]:
+        """A connection that commits and closes at the end of its ``with``: closing is when
+        SQLite folds its write-ahead log into the file, and a test that sets files' times must
+        not see that happen later, whenever the connection is collected."""
+        db = sqlite3.connect(self.path)
+        try:
+            with db:
+                yield db
+        finally:
+            db.close()
 
     def task(self, uuid: str, title: str, **columns: Any) -> None:
         row: dict[str, Any] = {
@@ -74,7 +84,7 @@ class ThingsFixture:
         # Closed, not only committed: a connection left open in the test's process loses its
         # locks when the reader closes its own (POSIX), and another process's writes to the WAL
         # then corrupt the file (seen with the recorder adding long to-dos).
-        with closing(self.connect()) as db, db:
+        with self.connect() as db:
             db.execute(f"INSERT INTO TMTask ({names}) VALUES ({marks})", list(row.values()))
 
 
@@ -138,7 +148,7 @@ def build(folder: Path) -> ThingsFixture:
     t("todo-trashed", "Old idea", trashed=1)
     t("todo-in-old", "Old project task", project="proj-old")
     t("todo-under-old", "Old heading task", heading="head-old")
-    with closing(fixture.connect()) as db, db:
+    with fixture.connect() as db:
         db.executemany(
             "INSERT INTO TMTaskTag VALUES (?, ?)",
             [

@@ -149,14 +149,11 @@ def test_reads_write_nothing(fixture: ThingsFixture, things: ThingsDatabase) -> 
 def test_the_apps_latest_commit_is_seen_through_its_wal(
     fixture: ThingsFixture, things: ThingsDatabase
 ) -> None:
-    writer = fixture.connect()  # Things itself, holding the database open in WAL mode
-    writer.execute("PRAGMA wal_autocheckpoint = 0")
-    writer.execute("UPDATE TMTask SET title = 'Call the bank today' WHERE uuid = 'todo-today'")
-    writer.commit()
-    try:
+    with fixture.connect() as writer:  # Things itself, holding the database open in WAL mode
+        writer.execute("PRAGMA wal_autocheckpoint = 0")
+        writer.execute("UPDATE TMTask SET title = 'Call the bank today' WHERE uuid = 'todo-today'")
+        writer.commit()
         assert things.todo("todo-today", TODAY).title == "Call the bank today"
-    finally:
-        writer.close()
 
 
 def test_a_database_fruitctl_cannot_read_says_why(tmp_path: Path, fixture: ThingsFixture) -> None:
