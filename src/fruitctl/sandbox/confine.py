@@ -13,6 +13,7 @@ from collections.abc import Callable
 
 import psutil
 
+from fruitctl.sandbox import seatbelt
 from fruitctl.sandbox.isolation import INIT_SCRIPT, NAMESPACES, Isolation
 from fruitctl.sandbox.reaping import MARK, CallCgroup, kill_tree
 
@@ -24,10 +25,12 @@ _WRAPPERS = 2
 class Confinement:
     """Start and end one program under this machine's isolation."""
 
-    def __init__(self, isolation: Isolation, processes: int, network: bool) -> None:
+    def __init__(
+        self, isolation: Isolation, processes: int, network: bool, paths: tuple[str, ...] = ()
+    ) -> None:
         self.isolation = isolation
         self.namespaced = isolation.containment == NAMESPACES
-        self.processes, self.network = processes, network
+        self.processes, self.network, self.paths = processes, network, paths
         self.token = secrets.token_hex(8)
         extra = _WRAPPERS if self.namespaced else 0
         base = isolation.cgroup
@@ -38,7 +41,10 @@ class Confinement:
     # -- starting --------------------------------------------------------------------------------
 
     def argv(self, program: list[str]) -> list[str]:
-        """What to start: ``program`` itself, or ``unshare`` running our init running it."""
+        """What to start: ``program`` itself, or ``unshare`` running our init running it, or
+        (macOS, for a call that names its folders) ``sandbox-exec`` running it."""
+        if self.paths and seatbelt.available():
+            return seatbelt.wrap(program, writable=self.paths, network=self.network)
         if self._status is None or self.isolation.unshare is None:
             return program
         prefix = [*self.isolation.unshare, *([] if self.network else ["--net"]), "--"]

@@ -45,10 +45,17 @@ class Limits:
     network: bool = False
     """Whether the program may reach the network; off, it gets none where the machine has
     network namespaces (``fruitctl doctor`` says whether it has)."""
+    paths: tuple[str, ...] = ()
+    """The folders the call works in (absolute). On macOS, naming them runs the program under
+    ``sandbox-exec`` with a profile that lets it write there and nowhere else."""
 
     def __post_init__(self) -> None:
         if not isinstance(self.network, bool):
             raise InvalidParams(f"Limits.network must be true or false, got {self.network!r}.")
+        if not isinstance(self.paths, tuple) or not all(
+            isinstance(path, str) and os.path.isabs(path) for path in self.paths
+        ):
+            raise InvalidParams("Limits.paths must be a tuple of absolute paths.")
         for name in ("cpu_seconds", "memory_mb", "open_files", "file_size_mb", "processes"):
             value = getattr(self, name)
             low = 0 if name == "file_size_mb" else 1
@@ -126,7 +133,7 @@ def execute(
 ) -> CommandResult:
     _check_call(argv, timeout, max_output_bytes)
     program = [_resolve(argv[0], env), *argv[1:]]
-    confinement = Confinement(isolation.current(), limits.processes, limits.network)
+    confinement = Confinement(isolation.current(), limits.processes, limits.network, limits.paths)
     started = time.monotonic()
     deadline = started + timeout
     plan = _rlimit_plan(limits, confinement.user_process_limit())
