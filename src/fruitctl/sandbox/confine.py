@@ -37,6 +37,8 @@ class Confinement:
         self.cgroup = CallCgroup(base, processes + extra) if base is not None else None
         self._status: tuple[int, int] | None = os.pipe() if self.namespaced else None
         self.limit_reached = False
+        self.exit_code = 0
+        """The program's exit status, known once ``end`` ran."""
 
     # -- starting --------------------------------------------------------------------------------
 
@@ -71,8 +73,10 @@ class Confinement:
         return self.cgroup.join if self.cgroup is not None else None
 
     def started(self) -> None:
+        """The program holds the status pipe's writing end now; ours goes."""
         if self._status is not None:
             os.close(self._status[1])
+            self._status = (self._status[0], -1)
 
     # -- ending ----------------------------------------------------------------------------------
 
@@ -81,17 +85,19 @@ class Confinement:
         if self.cgroup is not None:
             self.cgroup.kill_all()
         elif not self.namespaced:  # the walk, while the leader (alive or a zombie) holds them
-            kill_tree(proc.pid, self.token)
+            # A leader already reaped (macOS) no longer owns its pid: walk by the mark alone.
+            kill_tree(proc.pid if proc.returncode is None else None, self.token)
         # Namespaced: killing unshare kills our init (--kill-child), and the kernel the rest.
         with contextlib.suppress(ProcessLookupError, PermissionError):  # macOS: EPERM for zombies
             os.killpg(proc.pid, signal.SIGKILL)
         proc.wait()
+        self.exit_code = self._program_exit(proc)
         if self.cgroup is not None:
             self.cgroup.kill_all()
             self.limit_reached = self.cgroup.limit_reached()
             self.cgroup.remove()
 
-    def exit_code(self, proc: subprocess.Popen[bytes]) -> int:
+    def _program_exit(self, proc: subprocess.Popen[bytes]) -> int:
         """The program's exit status (minus a signal), not the wrappers': our init reports it."""
         if self._status is None:
             return proc.returncode
@@ -112,7 +118,8 @@ class Confinement:
         if self._status is not None:
             for fd in self._status:
                 with contextlib.suppress(OSError):
-                    os.close(fd)
+                    if fd >= 0:
+                        os.close(fd)
             self._status = None
         if self.cgroup is not None:
             self.cgroup.remove()

@@ -76,7 +76,7 @@ class CallCgroup:
                 time.sleep(0.01)
 
 
-def kill_tree(leader: int, token: str) -> None:
+def kill_tree(leader: int | None, token: str) -> None:
     """Stop, then kill, every descendant of ``leader`` and every process of this user marked
     with ``token`` - walking again until a walk finds nothing new, so a process that forks or
     starts a session of its own meanwhile is caught (a stopped process forks no more)."""
@@ -94,7 +94,9 @@ def kill_tree(leader: int, token: str) -> None:
             process.kill()  # psutil checks the pid still names the same process
 
 
-def _descendants(leader: int) -> list[psutil.Process]:
+def _descendants(leader: int | None) -> list[psutil.Process]:
+    if leader is None:
+        return []
     try:
         return list(psutil.Process(leader).children(recursive=True))
     except psutil.Error:

@@ -136,8 +136,8 @@ def execute(
     confinement = Confinement(isolation.current(), limits.processes, limits.network, limits.paths)
     started = time.monotonic()
     deadline = started + timeout
-    plan = _rlimit_plan(limits, confinement.user_process_limit())
     try:
+        plan = _rlimit_plan(limits, confinement.user_process_limit())
         proc = _spawn(program, confinement, env, plan, piped_stdin=stdin_data is not None)
     except BaseException:
         confinement.close()
@@ -152,7 +152,7 @@ def execute(
     return CommandResult(
         stdout=captured.stdout.decode("utf-8", errors="replace"),
         stderr=captured.stderr.decode("utf-8", errors="replace"),
-        exit_code=confinement.exit_code(proc),
+        exit_code=confinement.exit_code,
         timed_out=captured.timed_out,
         truncated=captured.truncated,
         duration_ms=round((time.monotonic() - started) * 1000, 1),
