@@ -20,6 +20,7 @@ from searx_server import FakeSearx, running_searx
 from fruitctl.backends.local import LocalReminders
 from fruitctl.capabilities.reminders.service import RemindersService
 from fruitctl.domain.dates import use_zone
+from fruitctl.sandbox import isolation
 from fruitctl.store import open_database
 
 
@@ -102,6 +103,12 @@ if os.environ.get("CI"):
 
 
 # -- the fast lane: a test that starts another process says so (tests/process_guard.py) -------
+
+
+def pytest_sessionstart(session: pytest.Session) -> None:
+    """The sandbox probes this machine's isolation once per process (one short ``unshare``
+    run): probe it now, so a test that only shows it (``doctor``) is no process test."""
+    isolation.current()
 
 
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:

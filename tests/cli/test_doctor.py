@@ -15,6 +15,7 @@ from fruitctl.backends import eventkit
 from fruitctl.cli.app import app
 from fruitctl.config import load
 from fruitctl.domain.errors import PermissionDenied
+from fruitctl.sandbox import isolation
 from fruitctl.transports.rpc.client import RpcClient
 
 runner = CliRunner()
@@ -135,3 +136,30 @@ def test_the_write_test_runs_in_the_daemon_when_one_serves(
                 client.request("system.writeTest")
         finally:
             client.close()
+
+
+@pytest.mark.process  # doctor names the platform: Python's platform module runs `uname -p` once
+def test_doctor_shows_how_strongly_the_sandbox_holds_a_program() -> None:
+    here = isolation.current()
+    report = json.loads(cli("doctor", "--json").stdout)
+    assert report["sandbox"] == here.describe()
+    assert report["sandbox"]["containment"] in ("namespaces", "cgroup", "process-tree walk")
+    text = cli("doctor").stdout
+    assert f"sandbox     isolation: {here.containment}" in text
+    assert f"process limit: {here.process_limit}" in text
+    for reason in here.reasons:  # why nothing stronger, in words
+        assert f"- {reason}" in text
+
+
+@pytest.mark.process
+def test_doctor_says_why_when_the_sandbox_falls_back(monkeypatch: pytest.MonkeyPatch) -> None:
+    weaker = isolation.Isolation(
+        "process-tree walk",
+        "RLIMIT_NPROC over all of this user's processes",
+        "not restricted (no network namespace)",
+        ("new namespaces are refused here (unshare: Operation not permitted)",),
+    )
+    monkeypatch.setattr(isolation, "current", lambda: weaker)
+    text = cli("doctor").stdout
+    assert "sandbox     isolation: process-tree walk" in text
+    assert "- new namespaces are refused here (unshare: Operation not permitted)" in text

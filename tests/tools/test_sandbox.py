@@ -13,8 +13,8 @@ import sys
 import time
 from pathlib import Path
 
-import psutil
 import pytest
+from sandboxed import HOLD, python, released
 
 from fruitctl.capabilities.system.tools import ReadSystemLogsInput
 from fruitctl.domain.errors import ExecutionFailed, InvalidParams, Timeout, Unsupported
@@ -27,68 +27,43 @@ from fruitctl.sandbox import (
     run_command,
     run_in_child,
 )
+from fruitctl.sandbox.reaping import MARK
 from fruitctl.tools.inputs import parse
 
 # Each test here starts another process, or shares the one the module starts.
 pytestmark = pytest.mark.process
 
-PY = sys.executable
 LOGS = "fruitctl.capabilities.system.tools:read_logs_in_child"
-
-
-def python(code: str, *args: str) -> list[str]:
-    return [PY, "-c", code, *args]
-
-
-def gone(pid: int, within: float = 3.0) -> bool:
-    """Whether ``pid`` has stopped running (a zombie waiting for a reaper counts as stopped)."""
-    end = time.monotonic() + within
-    while time.monotonic() < end:
-        try:
-            if psutil.Process(pid).status() == psutil.STATUS_ZOMBIE:
-                return True
-        except psutil.NoSuchProcess:
-            return True
-        time.sleep(0.02)
-    return False
-
-
-def read_pids(path: Path, count: int) -> list[int]:
-    end = time.monotonic() + 3
-    while time.monotonic() < end:
-        if path.exists() and len(words := path.read_text().split()) == count:
-            return [int(word) for word in words]
-        time.sleep(0.01)
-    raise AssertionError(f"the child never wrote {count} pids to {path}")
 
 
 # -- run_command -----------------------------------------------------------------------------------
 
-RUNAWAY = """
-import os, sys, time
-grandchild = os.fork()
-if grandchild == 0:
+RUNAWAY = (
+    HOLD
+    + """
+folder = sys.argv[1]
+if os.fork() == 0:
+    hold(folder + "/grandchild")
     while True:
         pass
-with open(sys.argv[1], "w") as out:
-    out.write(f"{os.getpid()} {grandchild}")
+hold(folder + "/child")
+wait_for(folder + "/grandchild")
 print("started", flush=True)
 while True:
     time.sleep(0.01)
 """
+)
 
 
 def test_a_timeout_kills_the_whole_process_group_promptly(tmp_path: Path) -> None:
-    pids_file = tmp_path / "pids"
     started = time.monotonic()
-    result = run_command(python(RUNAWAY, str(pids_file)), timeout=1.0)
+    result = run_command(python(RUNAWAY, str(tmp_path)), timeout=1.0)
     elapsed = time.monotonic() - started
     assert result.timed_out and not result.truncated
     assert result.exit_code == -signal.SIGKILL
     assert result.stdout == "started\n"  # what came before the deadline is kept
     assert elapsed < 2.5 and 900 <= result.duration_ms < 2500
-    child, grandchild = read_pids(pids_file, 2)
-    assert gone(child) and gone(grandchild)
+    assert released(tmp_path / "child") and released(tmp_path / "grandchild")
 
 
 def test_the_child_leads_a_session_of_its_own() -> None:
@@ -173,6 +148,7 @@ def test_the_environment_is_scrubbed(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("LD_PRELOAD", "/tmp/evil.so")
     result = run_command(["env"], timeout=10, env={"EXTRA_SETTING": "on"})
     seen = dict(line.split("=", 1) for line in result.stdout.splitlines())
+    seen.pop(MARK, None)  # the process-tree walk's mark, where it is the isolation
     assert "hunter2" not in result.stdout and "GATEWAY_API_TOKEN" not in seen
     assert "LD_PRELOAD" not in seen and "HOME" not in seen
     assert seen == {
@@ -190,20 +166,14 @@ def test_stdin_is_empty() -> None:
 
 
 def test_output_beyond_the_cap_is_truncated_and_the_child_killed(tmp_path: Path) -> None:
-    pid_file = tmp_path / "pid"
-    code = (
-        "import os, sys\n"
-        "open(sys.argv[1], 'w').write(str(os.getpid()))\n"
-        "while True:\n"
-        "    sys.stdout.write('x' * 4096)\n"
-    )
+    code = HOLD + "hold(sys.argv[1])\nwhile True:\n    sys.stdout.write('x' * 4096)\n"
     started = time.monotonic()
-    result = run_command(python(code, str(pid_file)), timeout=10, max_output_bytes=10_000)
+    result = run_command(python(code, str(tmp_path / "child")), timeout=10, max_output_bytes=10_000)
     assert result.truncated and not result.timed_out
     assert result.stdout == "x" * 10_000
     assert result.exit_code == -signal.SIGKILL
     assert time.monotonic() - started < 3
-    assert gone(read_pids(pid_file, 1)[0])
+    assert released(tmp_path / "child")
 
 
 def test_stdout_and_stderr_are_read_together() -> None:
@@ -300,7 +270,7 @@ def test_targets_outside_fruitctl_are_refused_by_the_child_too(tmp_path: Path) -
     marker = tmp_path / "pwned"
     request = {"target": "os:system", "payload": f"touch {marker}"}
     reply = subprocess.run(
-        [PY, "-P", "-m", "fruitctl.sandbox"],
+        [sys.executable, "-P", "-m", "fruitctl.sandbox"],
         input=json.dumps(request).encode(),
         capture_output=True,
         env=python_env(),

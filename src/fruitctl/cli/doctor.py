@@ -2,8 +2,9 @@
 the configuration and governance files, the backends and their permission (asking macOS once,
 here, only where the prompt can be seen and answered; a server-backed store, CalDAV, asked for
 real whatever its mirror holds), the app macOS asks about, tags, this home's daemon and its HTTP
-server; ``--write-test`` makes a live round trip through Apple Reminders. Its output is what to
-paste into a bug report.
+server, and how strongly the sandbox holds a program here (namespaces, a cgroup or a walk of
+the process tree, and why nothing stronger); ``--write-test`` makes a live round trip through
+Apple Reminders. Its output is what to paste into a bug report.
 
 A configuration that does not load is one failed check, named with its file and line or the
 environment variable its value came from; the checks that need it are left out, not failed.
@@ -29,6 +30,7 @@ from fruitctl.cli.app import JsonOption, only_here
 from fruitctl.cli.output import emit_json, out, reporting, tags_state
 from fruitctl.config import ConfigError
 from fruitctl.paths import Paths
+from fruitctl.sandbox import isolation
 
 OK = "ok"
 NOT_CHECKED = "not checked"
@@ -52,6 +54,7 @@ def doctor_command(
         only_here()
         report = {"fruitctl": __version__, "platform": _platform(), **_checks(write_test)}
         report["environment"] = {"unread": config_env.unread(os.environ)}
+        report["sandbox"] = isolation.current().describe()
     healthy = _healthy(report)
     report["healthy"] = healthy
     if as_json:
@@ -170,6 +173,7 @@ def _show(report: dict[str, Any]) -> None:
     else:
         line(f"config      {config['file']}: ok", markup=False)
         _show_local(report)
+    _show_sandbox(report["sandbox"])
     _show_daemon(report)
     line("all good" if report["healthy"] else "problems found: see above", markup=False)
 
@@ -235,6 +239,16 @@ def _show_service(name: str, found: dict[str, Any], shown: set[str]) -> None:
     shown.add(message)
     for step in (error.get("details") or {}).get("instructions", []):
         line(f"            - {step}", markup=False)
+
+
+def _show_sandbox(sandbox: dict[str, Any]) -> None:
+    """Informative, never a failed check: a weaker isolation is what the machine offers."""
+    line = out.print
+    line(f"sandbox     isolation: {sandbox['containment']}", markup=False)
+    line(f"            process limit: {sandbox['processLimit']}", markup=False)
+    line(f"            network: {sandbox['network']}", markup=False)
+    for reason in sandbox["reasons"]:
+        line(f"            - {reason}", markup=False)
 
 
 def _show_daemon(report: dict[str, Any]) -> None:

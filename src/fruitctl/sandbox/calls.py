@@ -41,7 +41,7 @@ def run_in_child(target: str, payload: dict[str, Any], *, timeout: float, limits
     request = _encode_request(target, payload)
     argv = [sys.executable, "-P", "-m", CHILD_MODULE]  # -P: the working directory is not on path
     result = execute(argv, timeout, limits, python_env(), CHILD_OUTPUT_MAX, stdin_data=request)
-    return _reply_of(target, timeout, result)
+    return _reply_of(target, timeout, limits, result)
 
 
 def python_env() -> dict[str, str]:
@@ -73,12 +73,17 @@ def _encode_request(target: str, payload: dict[str, Any]) -> bytes:
     return body.encode()
 
 
-def _reply_of(target: str, timeout: float, result: CommandResult) -> Any:
+def _reply_of(target: str, timeout: float, limits: Limits, result: CommandResult) -> Any:
     if result.timed_out:
         raise Timeout(f"'{target}' did not finish within {timeout:g} s; its processes were killed.")
     if result.truncated:
         raise ExecutionFailed(f"'{target}' replied with more than {CHILD_OUTPUT_MAX} bytes.")
     reply = _last_json_object(result.stdout)
+    if result.process_limit_reached and (reply is None or "ok" not in reply):
+        raise ExecutionFailed(
+            f"'{target}' tried to run more than {limits.processes} processes at once "
+            "(the sandbox's process limit) and failed."
+        )
     if reply is None or not ("ok" in reply or "error" in reply):
         raise ExecutionFailed(f"'{target}' {_death(result.exit_code)}.")
     if "ok" in reply:

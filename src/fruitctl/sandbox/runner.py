@@ -1,16 +1,14 @@
 """Running one program the gateway does not trust: no shell, a session of its own, kernel
-resource limits, a scrubbed environment, bounded output and a hard deadline that kills the whole
-process group (see ``fruitctl.sandbox``)."""
+resource limits, a scrubbed environment, bounded output and a hard deadline that kills every
+process it started, under the strongest isolation the machine offers (see ``fruitctl.sandbox``)."""
 
 from __future__ import annotations
 
-import contextlib
 import os
 import resource
 import select
 import selectors
 import shutil
-import signal
 import subprocess
 import sys
 import time
@@ -23,9 +21,9 @@ from fruitctl.domain.errors import (
     InvalidParams,
     Unsupported,
 )
-
-SAFE_PATH = "/usr/bin:/bin:/usr/sbin:/sbin"
-"""The only PATH a sandboxed program gets: system directories, nothing a user can write to."""
+from fruitctl.sandbox import isolation
+from fruitctl.sandbox.confine import Confinement
+from fruitctl.sandbox.isolation import SAFE_PATH
 
 _READ_CHUNK = 65_536
 _MB = 1024 * 1024
@@ -41,9 +39,24 @@ class Limits:
     file_size_mb: int = 64
     """The largest file the program may write (0: none at all)."""
     open_files: int = 256
+    processes: int = 128
+    """How many processes (threads count too, on Linux) the program may run at once, itself
+    included: a fork past it fails."""
+    network: bool = False
+    """Whether the program may reach the network; off, it gets none where the machine has
+    network namespaces (``fruitctl doctor`` says whether it has)."""
+    paths: tuple[str, ...] = ()
+    """The folders the call works in (absolute). On macOS, naming them runs the program under
+    ``sandbox-exec`` with a profile that lets it write there and nowhere else."""
 
     def __post_init__(self) -> None:
-        for name in ("cpu_seconds", "memory_mb", "open_files", "file_size_mb"):
+        if not isinstance(self.network, bool):
+            raise InvalidParams(f"Limits.network must be true or false, got {self.network!r}.")
+        if not isinstance(self.paths, tuple) or not all(
+            isinstance(path, str) and os.path.isabs(path) for path in self.paths
+        ):
+            raise InvalidParams("Limits.paths must be a tuple of absolute paths.")
+        for name in ("cpu_seconds", "memory_mb", "open_files", "file_size_mb", "processes"):
             value = getattr(self, name)
             low = 0 if name == "file_size_mb" else 1
             if isinstance(value, bool) or not isinstance(value, int) or value < low:
@@ -60,6 +73,9 @@ class CommandResult:
     truncated: bool
     """An output passed ``max_output_bytes``: the program was killed and the rest dropped."""
     duration_ms: float
+    process_limit_reached: bool = False
+    """A fork was refused because the program ran ``Limits.processes`` processes (known where
+    a pids cgroup holds the call; elsewhere the program only sees its fork fail)."""
 
 
 # -- running a program ---------------------------------------------------------------------------
@@ -75,7 +91,7 @@ def run_command(
 ) -> CommandResult:
     """Run ``argv`` (no shell: each item is one argument, never parsed) and collect its output.
 
-    A program that outlives ``timeout`` is killed with its whole process group and the result
+    A program that outlives ``timeout`` is killed with every process it started and the result
     says ``timed_out``; one that prints more than ``max_output_bytes`` on either stream is killed
     the same way and the result says ``truncated``. A missing program is ``Unsupported``.
     """
@@ -116,23 +132,44 @@ def execute(
     stdin_data: bytes | None,
 ) -> CommandResult:
     _check_call(argv, timeout, max_output_bytes)
+    program = [_resolve(argv[0], env), *argv[1:]]
+    confinement = Confinement(isolation.current(), limits.processes, limits.network, limits.paths)
     started = time.monotonic()
     deadline = started + timeout
-    proc = _spawn(argv, env, _rlimit_plan(limits), piped_stdin=stdin_data is not None)
+    try:
+        plan = _rlimit_plan(limits, confinement.user_process_limit())
+        proc = _spawn(program, confinement, env, plan, piped_stdin=stdin_data is not None)
+    except BaseException:
+        confinement.close()
+        raise
     try:
         captured = _pump(proc, stdin_data, deadline, max_output_bytes)
         if not (captured.timed_out or captured.truncated):
             captured.timed_out = not _await_leader(proc, deadline)
     finally:
-        _end_group(proc)
+        confinement.end(proc)
+        _close_pipes(proc)
     return CommandResult(
         stdout=captured.stdout.decode("utf-8", errors="replace"),
         stderr=captured.stderr.decode("utf-8", errors="replace"),
-        exit_code=proc.returncode,
+        exit_code=confinement.exit_code,
         timed_out=captured.timed_out,
         truncated=captured.truncated,
         duration_ms=round((time.monotonic() - started) * 1000, 1),
+        process_limit_reached=confinement.limit_reached,
     )
+
+
+def _resolve(name: str, env: Mapping[str, str]) -> str:
+    """The program's full path (a wrapper starts it by path): a missing one is ``Unsupported``."""
+    found = shutil.which(name, path=env.get("PATH", SAFE_PATH)) if "/" not in name else name
+    if found is None or not os.path.exists(found):
+        raise Unsupported(
+            f"'{name}' is not installed (looked in {env.get('PATH', SAFE_PATH)}).", program=name
+        )
+    if not os.access(found, os.X_OK) or os.path.isdir(found):
+        raise Unsupported(f"'{name}' cannot be executed.", program=name)
+    return os.path.abspath(found)
 
 
 def _check_call(argv: list[str], timeout: float, max_output_bytes: int) -> None:
@@ -149,7 +186,7 @@ def _check_call(argv: list[str], timeout: float, max_output_bytes: int) -> None:
 RlimitPlan = list[tuple[int, int, int]]
 
 
-def _rlimit_plan(limits: Limits) -> RlimitPlan:
+def _rlimit_plan(limits: Limits, user_processes: int | None) -> RlimitPlan:
     """The (resource, soft, hard) triples the child applies, worked out here in the parent so the
     code that runs between fork and exec does nothing but call setrlimit."""
     wanted = [
@@ -159,6 +196,8 @@ def _rlimit_plan(limits: Limits) -> RlimitPlan:
         (resource.RLIMIT_NOFILE, limits.open_files, limits.open_files),
         (resource.RLIMIT_CORE, 0, 0),
     ]
+    if user_processes is not None:  # else namespaces, a cgroup or nothing holds the count
+        wanted.append((resource.RLIMIT_NPROC, user_processes, user_processes))
     if sys.platform != "darwin":  # macOS accepts RLIMIT_AS but never enforces it
         wanted.append((resource.RLIMIT_AS, limits.memory_mb * _MB, limits.memory_mb * _MB))
     return [(res, *_within_hard_limit(res, soft, hard)) for res, soft, hard in wanted]
@@ -173,9 +212,11 @@ def _within_hard_limit(res: int, soft: int, hard: int) -> tuple[int, int]:
     return soft, hard
 
 
-def _limiter(plan: RlimitPlan) -> Callable[[], None]:
+def _limiter(plan: RlimitPlan, join: Callable[[], None] | None) -> Callable[[], None]:
     # Runs in the forked child before exec: keep it to system calls on precomputed values.
     def apply() -> None:
+        if join is not None:
+            join()
         for res, soft, hard in plan:
             resource.setrlimit(res, (soft, hard))
 
@@ -183,19 +224,26 @@ def _limiter(plan: RlimitPlan) -> Callable[[], None]:
 
 
 def _spawn(
-    argv: list[str], env: dict[str, str], plan: RlimitPlan, *, piped_stdin: bool
+    argv: list[str],
+    confinement: Confinement,
+    env: dict[str, str],
+    plan: RlimitPlan,
+    *,
+    piped_stdin: bool,
 ) -> subprocess.Popen[bytes]:
     try:
-        return subprocess.Popen(
-            argv,
+        proc = subprocess.Popen(
+            confinement.argv(argv),
             stdin=subprocess.PIPE if piped_stdin else subprocess.DEVNULL,
             stdout=subprocess.PIPE,
             stderr=subprocess.PIPE,
-            env=env,
+            env=confinement.env(env),
             bufsize=0,
             close_fds=True,
+            pass_fds=confinement.pass_fds(),
             start_new_session=True,  # its own session and process group: killable as a whole
-            preexec_fn=_limiter(plan),  # only setrlimit on precomputed values: fork-safe enough
+            # Only system calls on precomputed values: fork-safe enough.
+            preexec_fn=_limiter(plan, confinement.before_exec()),
         )
     except FileNotFoundError as exc:
         raise Unsupported(
@@ -207,6 +255,8 @@ def _spawn(
         raise ExecutionFailed(f"Could not apply resource limits to '{argv[0]}'.") from exc
     except OSError as exc:
         raise ExecutionFailed(f"Could not start '{argv[0]}': {exc.strerror}.") from exc
+    confinement.started()
+    return proc
 
 
 # -- moving bytes: stdin in, stdout and stderr out, all at once ------------------------------------
@@ -291,7 +341,7 @@ def _drain(
         captured.truncated = True
 
 
-# -- ending: wait for the leader, then kill whatever is left of the group -------------------------
+# -- ending: wait for the leader (the confinement kills whatever it left) -------------------------
 
 
 def _await_leader(proc: subprocess.Popen[bytes], deadline: float) -> bool:
@@ -322,11 +372,7 @@ def _has_exited(proc: subprocess.Popen[bytes]) -> bool:
         return True
 
 
-def _end_group(proc: subprocess.Popen[bytes]) -> None:
-    """Kill every process left in the child's group, reap the child, close the pipes."""
-    with contextlib.suppress(ProcessLookupError, PermissionError):  # macOS: EPERM if only zombies
-        os.killpg(proc.pid, signal.SIGKILL)
-    proc.wait()
+def _close_pipes(proc: subprocess.Popen[bytes]) -> None:
     for stream in (proc.stdin, proc.stdout, proc.stderr):
         if stream is not None:
             stream.close()
