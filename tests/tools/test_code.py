@@ -66,6 +66,11 @@ def test_git_status_reads_branch_upstream_and_every_list(
     ]
     assert [f["path"] for f in status["untracked"]["files"]] == ["new file.txt"]
     assert status["conflicted"]["count"] == 0 and status["clean"] is False
+    refused = call(app, "run_linter", {"path": "/etc"})
+    assert refused.error_code == "permission_denied"
+    rows = {row["tool"]: row for row in app.stats(0)}  # the gateway's telemetry, as every tool's
+    assert rows["git_status"]["calls"] == 1 and rows["git_status"]["failed"] == 0
+    assert rows["run_linter"]["calls"] == 1
 
 
 @pytest.mark.process
