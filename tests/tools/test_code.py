@@ -268,3 +268,17 @@ def test_the_path_must_be_absolute() -> None:
     with pytest.raises(InvalidParams, match="not an absolute path"):
         run_pytest("relative/place", 30, 512, 5, 500)
     assert os.path.isabs(sys.executable)
+
+
+def test_the_child_checks_the_path_against_the_rules_in_force(home: Path, workspace: Path) -> None:
+    from fruitctl.capabilities.code.tools import lint_in_child, tests_in_child
+    from fruitctl.domain.errors import PermissionDenied
+
+    (workspace / "other").mkdir()
+    (home / "governance.yaml").write_text(
+        "tools:\n  run_tests:\n    allowed_paths: ['$WORKSPACE/allowed/**']\n"
+    )
+    with pytest.raises(PermissionDenied, match="outside the folders"):
+        tests_in_child({"path": str(workspace / "other")})
+    with pytest.raises(PermissionDenied, match="outside the folders"):
+        lint_in_child({"path": "/etc"})

@@ -16,6 +16,7 @@ from pydantic import Field
 from fruitctl.capabilities.code import outputs
 from fruitctl.capabilities.code.service.git import git_status as read_status
 from fruitctl.capabilities.code.service.lint import run_linters
+from fruitctl.capabilities.code.service.paths import checked
 from fruitctl.capabilities.code.service.testrun import run_pytest
 from fruitctl.capabilities.code.targets import PATHS_READ
 from fruitctl.capabilities.context import Context
@@ -163,18 +164,37 @@ def run_tests(args: RunTestsInput, ctx: Context) -> dict[str, Any]:
 
 
 def lint_in_child(payload: dict[str, Any]) -> dict[str, Any]:
-    """The sandboxed side of run_linter: validate the arguments again (a child trusts nothing
-    that crossed a pipe), then run the linters."""
+    """The sandboxed side of run_linter: validate the arguments and the path again (a child
+    trusts nothing that crossed a pipe), then run the linters."""
     args = parse(RunLinterInput, payload, "run_linter")
-    return run_linters(args.path, args.linters, args.max_findings)
+    return run_linters(_checked_again("run_linter", args.path), args.linters, args.max_findings)
 
 
 def tests_in_child(payload: dict[str, Any]) -> dict[str, Any]:
-    """The sandboxed side of run_tests: validate the arguments again, then run pytest."""
+    """The sandboxed side of run_tests: validate the arguments and the path again, then run
+    pytest."""
     args = parse(RunTestsInput, payload, "run_tests")
     return run_pytest(
-        args.path, args.timeout_seconds, args.memory_mb, args.max_failures, args.output_chars
+        _checked_again("run_tests", args.path),
+        args.timeout_seconds,
+        args.memory_mb,
+        args.max_failures,
+        args.output_chars,
     )
+
+
+def _checked_again(name: str, path: str) -> str:
+    """The real path, checked where the programs are about to start on it: against the tool's
+    governance rules as the configuration says now (the policy checked them before the child
+    started; a folder swapped for a link since then must not carry the run elsewhere)."""
+    from fruitctl import config
+    from fruitctl.capabilities import all_tools
+    from fruitctl.policy import governance
+
+    paths = config.load().paths
+    rules = governance.load(paths, [t.definition for t in all_tools()]).of(name)
+    checked(path)  # a link at the path itself is refused, as by read_file
+    return str(path_rules(rules).check(path))
 
 
 TOOLS = [git_status, run_linter, run_tests]
