@@ -49,7 +49,7 @@ def git_status(path: str, rules: PathRules, max_files: int) -> dict[str, Any]:
     if git is None:
         raise Unsupported("git is not installed (looked for 'git' in the system folders).")
     where = folder_of(checked(path))
-    top = Path(_git(git, where, ["rev-parse", "--show-toplevel"], path).strip())
+    top = Path(_git(git, where, ["rev-parse", "--show-toplevel"], path).rstrip("\n"))
     real_top = Path(os.path.realpath(top))
     if not rules.allows(real_top):
         raise PermissionDenied(
