@@ -32,6 +32,12 @@ def test_a_capabilitys_name_is_every_tool_it_declares() -> None:
     assert toolsets.parse(" reminders , calendar,") == CONTRACT | calendar
 
 
+def test_code_is_the_three_code_tools() -> None:
+    code = {"git_status", "run_linter", "run_tests"}
+    assert toolsets.resolve(["code"]) == code
+    assert toolsets.parse("code,read_file") == code | {"read_file"}
+
+
 @pytest.mark.parametrize("entry", ["remindrs", "Reminders", "query_reminder", ""])
 def test_an_entry_naming_nothing_is_refused_with_the_choices(entry: str) -> None:
     with pytest.raises(InvalidParams) as caught:

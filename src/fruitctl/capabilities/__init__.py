@@ -7,7 +7,17 @@ from __future__ import annotations
 
 from fruitctl.tools.model import Tool
 
-SUBJECTS = ("reminders", "calendar", "containers", "things", "approvals", "files", "system", "web")
+SUBJECTS = (
+    "reminders",
+    "calendar",
+    "containers",
+    "things",
+    "approvals",
+    "files",
+    "system",
+    "web",
+    "code",
+)
 """Every capability, in the catalog's stable order (reminders first)."""
 PACKAGE = "fruitctl.capabilities."
 

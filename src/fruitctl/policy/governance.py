@@ -63,6 +63,18 @@ TOOL_DEFAULTS: dict[str, dict[str, Any]] = {
     },
     "list_directory": {"allowed_paths": ["$HOME/**", "$WORKSPACE/**"]},
     "write_file": {"allowed_paths": ["$WORKSPACE/**"], "max_file_size_mb": 10},
+    "git_status": {"allowed_paths": ["$HOME/**", "$WORKSPACE/**"]},
+    # These two start programs a project chose (its tests, mypy's plugins): not in LOCKDOWN.
+    "run_linter": {
+        "allowed_paths": ["$HOME/**", "$WORKSPACE/**"],
+        "allowed_in_modes": NOT_LOCKDOWN,
+        "forbidden_in_modes": ["LOCKDOWN"],
+    },
+    "run_tests": {
+        "allowed_paths": ["$HOME/**", "$WORKSPACE/**"],
+        "allowed_in_modes": NOT_LOCKDOWN,
+        "forbidden_in_modes": ["LOCKDOWN"],
+    },
 }
 
 

@@ -1,0 +1,1 @@
+"""The code tools: ``git_status``, ``run_linter`` and ``run_tests``."""
