@@ -34,9 +34,10 @@ def _file_state(path: str) -> Snapshot:
         return {"path": path, "exists": False, "sha256": None, "size": None}
     except OSError:  # a symlink, a loop, a name too long, no access: nothing this call may use
         return {"path": path, "exists": os.path.lexists(path), "sha256": None, "size": None}
+    if not stat.S_ISREG(os.fstat(fd).st_mode):  # before fdopen, which refuses a folder
+        os.close(fd)
+        return {"path": path, "exists": True, "sha256": None, "size": None}
     with os.fdopen(fd, "rb") as opened:
-        if not stat.S_ISREG(os.fstat(fd).st_mode):
-            return {"path": path, "exists": True, "sha256": None, "size": None}
         digest, size = hashlib.sha256(), 0
         while chunk := opened.read(HASH_CHUNK):
             digest.update(chunk)
@@ -144,11 +145,11 @@ def _delete_diff(args: Args, before: Snapshot) -> list[dict[str, Any]]:
     lines = before.get("firstLines")
     shown = "(a binary file: not shown)" if lines is None else lines
     rows.append({"target": path, "field": "first lines", "before": shown, "after": None})
-    limit_mb = f"{before['keepLimit'] / (1024 * 1024):g} MB"
     undo = (
         f"possible for {KEEP_HOURS} hours (a copy is kept)"
         if before["kept"]
-        else f"not possible: the file is over {limit_mb}, so no copy is kept"
+        else f"not possible: the file is over the size limit ({before['keepLimit']} bytes), so no "
+        "copy is kept"
     )
     rows.append({"target": path, "field": "undo", "before": None, "after": undo})
     return rows

@@ -387,18 +387,26 @@ def _deletable(folder: int, name: str, shown: str) -> os.stat_result:
         info = os.stat(name, dir_fd=folder, follow_symlinks=False)
     except OSError as exc:
         raise _translate(exc, shown) from exc
-    if stat.S_ISLNK(info.st_mode):
-        raise PermissionDenied(
+    refused = not_deletable(info.st_mode, shown)
+    if refused is not None:
+        raise refused
+    return info
+
+
+def not_deletable(mode: int, shown: str) -> FruitctlError | None:
+    """Why what has ``mode`` cannot be deleted (a link, a folder, a device), or None."""
+    if stat.S_ISLNK(mode):
+        return PermissionDenied(
             f"Cannot delete '{shown}': it is a symbolic link, which is never followed or removed.",
             path=shown,
         )
-    if stat.S_ISDIR(info.st_mode):
-        raise InvalidParams(
+    if stat.S_ISDIR(mode):
+        return InvalidParams(
             f"Cannot delete '{shown}': it is a folder, and delete_file deletes files only."
         )
-    if not stat.S_ISREG(info.st_mode):
-        raise InvalidParams(f"Cannot delete '{shown}': it is not a regular file.")
-    return info
+    if not stat.S_ISREG(mode):
+        return InvalidParams(f"Cannot delete '{shown}': it is not a regular file.")
+    return None
 
 
 def _identity(info: os.stat_result) -> tuple[int, int, int, int]:

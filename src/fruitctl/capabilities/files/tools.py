@@ -17,7 +17,7 @@ from fruitctl.capabilities.context import Context
 from fruitctl.capabilities.files import outputs
 from fruitctl.capabilities.files.changes import DELETE_FILE, RESTORE_FILE, WRITE_FILE
 from fruitctl.capabilities.files.kept import DEFAULT_MAX_MB, KEEP_HOURS, KEPT_ID, keep_limit
-from fruitctl.capabilities.files.targets import PATHS_READ, PATHS_WRITE
+from fruitctl.capabilities.files.targets import PATHS_DELETE, PATHS_READ, PATHS_WRITE
 from fruitctl.domain.errors import InternalError
 from fruitctl.domain.path_rules import PathRules
 from fruitctl.policy.governance import ToolRules
@@ -133,7 +133,7 @@ def write_file(args: WriteFileInput, ctx: Context) -> dict[str, Any]:
     title="Delete a file",
     destructive=True,
     change=DELETE_FILE,
-    targets=(PATHS_WRITE,),
+    targets=(PATHS_DELETE,),
 )
 def delete_file(args: DeleteFileInput, ctx: Context) -> dict[str, Any]:
     """Delete one file. Folders and symbolic links are never deleted.
