@@ -73,6 +73,7 @@ def _delete_state(path: str, ctx: Any) -> Snapshot:
     limit = keep_limit(ctx.rules("delete_file").max_file_size_mb)
     state |= {
         "kind": _kind(info.st_mode),
+        "bytes": info.st_size,  # also when the file cannot be read (its hash then None)
         "mode": f"{stat.S_IMODE(info.st_mode):04o}",
         "modified": format_datetime(datetime.fromtimestamp(info.st_mtime).astimezone()),
         "modifiedNs": info.st_mtime_ns,
@@ -116,7 +117,7 @@ def _delete_summary(args: Args, ctx: Any) -> str:
     state = _delete_state(args["path"], ctx)
     if state.get("kind") != "file":
         return f"Delete {args['path']}"
-    said = f"Delete {args['path']} ({state['size']} bytes)"
+    said = f"Delete {args['path']} ({state['bytes']} bytes)"
     if not state["kept"]:
         said += ": it cannot be undone (too large to keep a copy)"
     return said
@@ -137,7 +138,7 @@ def _delete_diff(args: Args, before: Snapshot) -> list[dict[str, Any]]:
         {
             "target": path,
             "field": "file",
-            "before": f"{before['size']} bytes, mode {before['mode']}, "
+            "before": f"{before['bytes']} bytes, mode {before['mode']}, "
             f"modified {before['modified']}",
             "after": "deleted",
         }
