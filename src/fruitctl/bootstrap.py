@@ -363,8 +363,11 @@ class App:
             self._closers.pop()()
 
     def _factories(self) -> dict[str, Callable[[], Any]]:
+        from fruitctl.capabilities.files.kept import KeptFiles
         from fruitctl.capabilities.files.service import FileService
         from fruitctl.capabilities.system.service import SystemService
+
+        kept = KeptFiles(self.config.paths.kept_files)
 
         return {
             "approvals": lambda: self.approvals,
@@ -372,7 +375,7 @@ class App:
             "reminders": lambda: self.reminders,
             "calendar": lambda: self.calendar,
             "things": lambda: self.things,
-            "files": FileService,
+            "files": lambda: FileService(kept),
             "system": SystemService,
             # No rules of its own: the tool hands it the web_search rules in force at each
             # call (governance.yaml is read again when it changes; a copy here would go stale).

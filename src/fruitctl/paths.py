@@ -56,6 +56,12 @@ class Paths:
         return self.local_db.parent / "workspace"
 
     @property
+    def kept_files(self) -> Path:
+        """The copies ``delete_file`` keeps for its undo: in the data folder, so fruitctl's own
+        (no file tool reaches it), private (0700)."""
+        return self.local_db.parent / "kept"
+
+    @property
     def agent_socket(self) -> Path:
         """The agents' socket: as configured, else in ``agents/`` beside the daemon's socket."""
         socket = self.socket_file

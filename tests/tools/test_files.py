@@ -707,8 +707,17 @@ def test_unusable_governance_pattern_stops_the_tool(tree: Tree) -> None:
 
 def test_tool_definitions() -> None:
     by_name = {t.name: t.definition for t in TOOLS}
-    assert list(by_name) == ["read_file", "list_directory", "write_file"]
-    read_def, list_def, write_def = by_name.values()
+    assert list(by_name) == [
+        "read_file",
+        "list_directory",
+        "write_file",
+        "delete_file",
+        "restore_file",
+    ]
+    read_def, list_def, write_def, delete_def, restore_def = by_name.values()
+    for writer in (delete_def, restore_def):
+        assert (writer.category, writer.risk_level) == ("system_write", "high")
+    assert delete_def.annotations.destructiveHint is True
     assert (read_def.category, read_def.risk_level, read_def.title) == (
         "read_only",
         "low",

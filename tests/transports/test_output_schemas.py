@@ -135,6 +135,8 @@ def test_every_answer_fits_its_declared_schema(app: bootstrap.App, home: Path) -
             await call("delete_event", {"id": made["id"]})
             await call("create_reminder_list", {"name": "Made here"})
             await call("create_calendar", {"name": "Made here"})
+            gone = await call("delete_file", {"path": str(home / "workspace" / "a.txt")})
+            await call("restore_file", {"path": gone["path"], "kept": gone["keptId"]})
             return call.answered
 
     answered = anyio.run(main)

@@ -7,6 +7,7 @@ Defaults, by category:
     network       allowed in every mode but LOCKDOWN, 120 calls an hour
     pim_write     approval in every mode but LOCKDOWN, where it is refused
     system_write  allowed in NORMAL, approval in ALERT/DEGRADED/RECOVERY, refused in LOCKDOWN
+                  (delete_file and restore_file: approval in every mode but LOCKDOWN)
 
 The mode keys say what the user means, not only what they list (``ToolRules.verdict`` turns
 them into allow / approve / deny). ``requires_approval_in_modes`` without ``allowed_in_modes``
@@ -74,6 +75,19 @@ TOOL_DEFAULTS: dict[str, dict[str, Any]] = {
         "allowed_paths": ["$HOME/**", "$WORKSPACE/**"],
         "allowed_in_modes": NOT_LOCKDOWN,
         "forbidden_in_modes": ["LOCKDOWN"],
+    },
+    # A deletion, and its undo, always asks a person (a copy is kept for the undo up to the
+    # size cap; a larger file is deleted for good, said before approval).
+    "delete_file": {
+        "allowed_in_modes": [],
+        "requires_approval_in_modes": NOT_LOCKDOWN,
+        "allowed_paths": ["$WORKSPACE/**"],
+        "max_file_size_mb": 10,
+    },
+    "restore_file": {
+        "allowed_in_modes": [],
+        "requires_approval_in_modes": NOT_LOCKDOWN,
+        "allowed_paths": ["$WORKSPACE/**"],
     },
 }
 

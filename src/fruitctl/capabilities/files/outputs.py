@@ -28,3 +28,17 @@ class FileWritten(TypedDict):
     path: str
     size: int
     created: bool
+
+
+class FileDeleted(TypedDict):
+    path: str
+    size: int
+    kept: bool
+    keptId: str | None
+    keptUntil: str | None
+
+
+class FileRestored(TypedDict):
+    path: str
+    size: int
+    mode: str

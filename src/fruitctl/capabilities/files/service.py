@@ -22,8 +22,10 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any
 
+from fruitctl.capabilities.files.kept import KeptFiles
 from fruitctl.domain.dates import format_datetime
 from fruitctl.domain.errors import (
+    Conflict,
     ExecutionFailed,
     FruitctlError,
     InvalidParams,
@@ -43,7 +45,10 @@ _LINK_ERRNOS = {errno.ELOOP, errno.EMLINK}  # what O_NOFOLLOW on a link gives (E
 
 @dataclass(frozen=True)
 class FileService:
-    """Reads, lists and writes files within the ``PathRules`` of each call."""
+    """Reads, lists, writes and deletes files within the ``PathRules`` of each call; ``kept``
+    holds the copies a deletion keeps for its undo (None: nothing is kept, no undo)."""
+
+    kept: KeptFiles | None = None
 
     def read_file(self, path: str, rules: PathRules, max_bytes: int) -> dict[str, Any]:
         """The UTF-8 text of a regular file of at most ``max_bytes``."""
@@ -73,6 +78,64 @@ class FileService:
             with _os_errors(path):
                 _replace(folder, target.name, data, existing)
         return {"path": str(target), "size": len(data), "created": existing is None}
+
+    def delete_file(
+        self, path: str, rules: PathRules, keep_bytes: int, keep_seconds: float
+    ) -> dict[str, Any]:
+        """Delete one regular file (never a link or a folder). A file of at most ``keep_bytes``
+        is first copied, with its mode, into ``kept`` for ``keep_seconds``: its undo."""
+        target = rules.check(path, for_write=True)
+        if self.kept is not None:
+            self.kept.sweep()
+        with _opened(target.parent, _DIR_FLAGS, rules, path, target.name) as (folder, _):
+            info = _deletable(folder, target.name, path)
+            kept = None
+            if self.kept is not None and info.st_size <= keep_bytes:
+                data = _read_same(folder, target.name, info, keep_bytes, path)
+                mode = stat.S_IMODE(info.st_mode)
+                kept = self.kept.keep(str(target), data, mode, keep_seconds)
+            try:
+                with _os_errors(path):
+                    if _identity(_deletable(folder, target.name, path)) != _identity(info):
+                        raise Conflict(f"'{path}' was replaced while being deleted; nothing was.")
+                    os.unlink(target.name, dir_fd=folder)
+            except BaseException:
+                if kept is not None and self.kept is not None:
+                    self.kept.remove(kept.id)
+                raise
+            with suppress(OSError):
+                os.fsync(folder)
+        until = datetime.fromtimestamp(kept.until).astimezone() if kept else None
+        return {
+            "path": str(target),
+            "size": info.st_size,
+            "kept": kept is not None,
+            "keptId": kept.id if kept else None,
+            "keptUntil": format_datetime(until) if until else None,
+        }
+
+    def restore_file(self, path: str, kept_id: str, rules: PathRules) -> dict[str, Any]:
+        """Put a deleted file back from its kept copy, bytes and mode; never over something
+        that now exists at its path. The copy is removed once the file is back."""
+        if self.kept is None:
+            raise ExecutionFailed("No copies of deleted files are kept here; nothing to restore.")
+        self.kept.sweep()
+        kept = self.kept.find(kept_id)
+        if kept is None:
+            raise NotFound(
+                f"The copy of '{path}' kept for undo is gone: it is kept only for a while after "
+                "the deletion.",
+                path=path,
+            )
+        target = rules.check(path, for_write=True)
+        if str(target) != kept.path:
+            raise InvalidParams(f"That kept copy is of '{kept.path}', not of '{path}'.")
+        data = self.kept.data(kept)
+        parent = target.parent
+        with _opened(parent, _DIR_FLAGS, rules, path, target.name) as (folder, _), _os_errors(path):
+            _put_back(folder, target.name, data, kept.mode, path)
+        self.kept.remove(kept.id)
+        return {"path": str(target), "size": kept.size, "mode": f"{kept.mode:04o}"}
 
 
 # -- opening and verifying ------------------------------------------------------------------------
@@ -313,6 +376,94 @@ def _create_temp(folder: int) -> tuple[str, int]:
         except FileExistsError:
             continue
     raise ExecutionFailed("Could not create a temporary file next to the target.")
+
+
+# -- deleting and putting back ---------------------------------------------------------------------
+
+
+def _deletable(folder: int, name: str, shown: str) -> os.stat_result:
+    """What is at ``name``, when it is a regular file; a link, a folder or a device refused."""
+    try:
+        info = os.stat(name, dir_fd=folder, follow_symlinks=False)
+    except OSError as exc:
+        raise _translate(exc, shown) from exc
+    refused = not_deletable(info.st_mode, shown)
+    if refused is not None:
+        raise refused
+    return info
+
+
+def not_deletable(mode: int, shown: str) -> FruitctlError | None:
+    """Why what has ``mode`` cannot be deleted (a link, a folder, a device), or None."""
+    if stat.S_ISLNK(mode):
+        return PermissionDenied(
+            f"Cannot delete '{shown}': it is a symbolic link, which is never followed or removed.",
+            path=shown,
+        )
+    if stat.S_ISDIR(mode):
+        return InvalidParams(
+            f"Cannot delete '{shown}': it is a folder, and delete_file deletes files only."
+        )
+    if not stat.S_ISREG(mode):
+        return InvalidParams(f"Cannot delete '{shown}': it is not a regular file.")
+    return None
+
+
+def _identity(info: os.stat_result) -> tuple[int, int, int, int]:
+    return info.st_dev, info.st_ino, info.st_size, info.st_mtime_ns
+
+
+def _read_same(folder: int, name: str, info: os.stat_result, max_bytes: int, shown: str) -> bytes:
+    """The bytes of the very file ``info`` describes (one swapped in meanwhile is refused)."""
+    with _os_errors(shown):
+        fd = os.open(name, _READ_FLAGS, dir_fd=folder)
+        try:
+            if _identity(os.fstat(fd)) != _identity(info):
+                raise Conflict(f"'{shown}' changed while being deleted; nothing was deleted.")
+            data = _read_limited(fd, info.st_size, max_bytes, shown)
+        finally:
+            os.close(fd)
+    if len(data) != info.st_size:
+        raise Conflict(f"'{shown}' changed while being deleted; nothing was deleted.")
+    return data
+
+
+def _put_back(folder: int, name: str, data: bytes, mode: int, shown: str) -> None:
+    """A temp file with the bytes and mode, linked to ``name`` (which fails, atomically, when
+    something exists there), the temp name removed."""
+    if _exists(folder, name):
+        raise _taken(shown)
+    temp, fd = _create_temp(folder)
+    try:
+        try:
+            _write_all(fd, data)
+            os.fchmod(fd, mode)
+            os.fsync(fd)
+        finally:
+            os.close(fd)
+        try:
+            os.link(temp, name, src_dir_fd=folder, dst_dir_fd=folder, follow_symlinks=False)
+        except FileExistsError as exc:
+            raise _taken(shown) from exc
+    finally:
+        with suppress(OSError):
+            os.unlink(temp, dir_fd=folder)
+    os.fsync(folder)
+
+
+def _exists(folder: int, name: str) -> bool:
+    try:
+        os.stat(name, dir_fd=folder, follow_symlinks=False)
+    except FileNotFoundError:
+        return False
+    return True
+
+
+def _taken(shown: str) -> Conflict:
+    return Conflict(
+        f"Cannot restore '{shown}': something exists at that path now, and it is never "
+        "replaced. Move it away, then undo again."
+    )
 
 
 def _write_all(fd: int, data: bytes) -> None:

@@ -1,4 +1,5 @@
-"""The filesystem tools: ``read_file``, ``list_directory``, ``write_file``.
+"""The filesystem tools: ``read_file``, ``list_directory``, ``write_file``, ``delete_file`` and
+its undo, ``restore_file``.
 
 Each tool turns the governance rules the gateway was built with into ``PathRules`` on every
 call and leaves the path checks to ``services.files``. governance.yaml is read when the gateway
@@ -14,8 +15,9 @@ from pydantic import Field
 
 from fruitctl.capabilities.context import Context
 from fruitctl.capabilities.files import outputs
-from fruitctl.capabilities.files.changes import WRITE_FILE
-from fruitctl.capabilities.files.targets import PATHS_READ, PATHS_WRITE
+from fruitctl.capabilities.files.changes import DELETE_FILE, RESTORE_FILE, WRITE_FILE
+from fruitctl.capabilities.files.kept import DEFAULT_MAX_MB, KEEP_HOURS, KEPT_ID, keep_limit
+from fruitctl.capabilities.files.targets import PATHS_DELETE, PATHS_READ, PATHS_WRITE
 from fruitctl.domain.errors import InternalError
 from fruitctl.domain.path_rules import PathRules
 from fruitctl.policy.governance import ToolRules
@@ -23,8 +25,6 @@ from fruitctl.policy.targets import path_rules
 from fruitctl.tools.inputs import Input
 from fruitctl.tools.model import tool
 
-DEFAULT_MAX_MB = 10.0
-"""The size cap when governance sets none: a file tool is never unbounded."""
 _MB = 1024 * 1024
 _PATH = (
     "Absolute path (starting with '/'), inside the folders this tool is allowed to use. "
@@ -52,6 +52,18 @@ class WriteFileInput(Input):
         description=f"The file to create or replace; its folder must already exist. {_PATH}"
     )
     content: str = Field(description="The complete new content of the file, as UTF-8 text.")
+
+
+class DeleteFileInput(Input):
+    path: str = Field(description=f"The file to delete (never a folder or a link). {_PATH}")
+
+
+class RestoreFileInput(Input):
+    path: str = Field(description=f"Where the deleted file was. {_PATH}")
+    kept: str = Field(
+        pattern=KEPT_ID.pattern,
+        description="The id of the copy delete_file kept (its answer's keptId).",
+    )
 
 
 @tool(
@@ -114,7 +126,52 @@ def write_file(args: WriteFileInput, ctx: Context) -> dict[str, Any]:
     return ctx.files.write_file(args.path, args.content, _path_rules(rules, "write_file"), cap)
 
 
-TOOLS = [read_file, list_directory, write_file]
+@tool(
+    returns=outputs.FileDeleted,
+    category="system_write",
+    risk="high",
+    title="Delete a file",
+    destructive=True,
+    change=DELETE_FILE,
+    targets=(PATHS_DELETE,),
+)
+def delete_file(args: DeleteFileInput, ctx: Context) -> dict[str, Any]:
+    """Delete one file. Folders and symbolic links are never deleted.
+
+    The path must be absolute and inside the folders this tool may write to. The proposal shows
+    the file's size, mode, modification time and first lines; if the file changes before
+    approval, the proposal fails instead of deleting it. A file no larger than the size limit is
+    kept, bytes and mode, for a while after the deletion so that undoing the proposal puts it
+    back; a larger file cannot be undone, and the proposal says so. Returns the path, the size
+    and whether (and until when) a copy is kept.
+    """
+    rules = _rules(ctx, "delete_file")
+    keep = keep_limit(rules.max_file_size_mb)
+    paths = _path_rules(rules, "delete_file")
+    return ctx.files.delete_file(args.path, paths, keep, KEEP_HOURS * 3600.0)
+
+
+@tool(
+    returns=outputs.FileRestored,
+    category="system_write",
+    risk="high",
+    title="Restore a deleted file",
+    change=RESTORE_FILE,
+    targets=(PATHS_WRITE,),
+)
+def restore_file(args: RestoreFileInput, ctx: Context) -> dict[str, Any]:
+    """Put back a file delete_file deleted, bytes and mode, from the copy it kept.
+
+    This is how a deletion is undone (undoing the delete proposal files this call). The path must
+    be absolute and inside the folders this tool may write to. The copy is
+    kept only for a while after the deletion; something that now exists at the path is never
+    replaced. Returns the path, the size and the mode restored.
+    """
+    paths = _path_rules(_rules(ctx, "restore_file"), "restore_file")
+    return ctx.files.restore_file(args.path, args.kept, paths)
+
+
+TOOLS = [read_file, list_directory, write_file, delete_file, restore_file]
 
 
 def _rules(ctx: Context, name: str) -> ToolRules:
