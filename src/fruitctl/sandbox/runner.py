@@ -41,8 +41,14 @@ class Limits:
     file_size_mb: int = 64
     """The largest file the program may write (0: none at all)."""
     open_files: int = 256
+    network: bool = False
+    """Whether the program needs the network (``fetch_url``'s child). A sandbox that can take
+    the network away (a network namespace) does so unless this is True; today's rlimit-only
+    sandbox cannot, so it changes nothing yet."""
 
     def __post_init__(self) -> None:
+        if not isinstance(self.network, bool):
+            raise InvalidParams(f"Limits.network must be True or False, got {self.network!r}.")
         for name in ("cpu_seconds", "memory_mb", "open_files", "file_size_mb"):
             value = getattr(self, name)
             low = 0 if name == "file_size_mb" else 1
