@@ -42,11 +42,11 @@ class _TextParser(HTMLParser):
             self._in_title = True
         elif tag in _HIDDEN and tag not in _VOID:
             self._hidden.append(tag)
-        if tag in _BLOCKS:
+        if tag in _BLOCKS and not self._hidden:
             self._parts.append("\n")
 
     def handle_startendtag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
-        if tag in _BLOCKS:
+        if tag in _BLOCKS and not self._hidden:
             self._parts.append("\n")
 
     def handle_endtag(self, tag: str) -> None:
@@ -54,7 +54,7 @@ class _TextParser(HTMLParser):
             self._in_title = False
         elif tag in self._hidden:  # close it, and anything left open inside it
             del self._hidden[len(self._hidden) - 1 - self._hidden[::-1].index(tag) :]
-        if tag in _BLOCKS:
+        if tag in _BLOCKS and not self._hidden:
             self._parts.append("\n")
 
     def handle_data(self, data: str) -> None:
