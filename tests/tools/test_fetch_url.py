@@ -354,3 +354,13 @@ def test_the_child_applies_the_rules_it_is_sent(searx: FakeSearx) -> None:
         fetch_in_child({"args": args, "allowed_private_networks": ["nope"]})
     with pytest.raises(InvalidParams):
         fetch_in_child({"args": {**args, "url": 5}})
+
+
+def test_only_fetch_urls_child_asks_for_the_network() -> None:
+    from fruitctl.capabilities import all_tools
+    from fruitctl.sandbox import Limits
+
+    asking = [t.name for t in all_tools() if t.child_limits is not None and t.child_limits.network]
+    assert asking == ["fetch_url"] and Limits().network is False
+    with pytest.raises(InvalidParams, match=r"Limits\.network"):
+        Limits(network="yes")  # type: ignore[arg-type]

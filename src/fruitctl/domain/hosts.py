@@ -1,6 +1,8 @@
 """Which hosts a tool may reach: host names normalised (IDNA, case, trailing dots, IP literals)
 and ``DomainRules`` - an allowlist and a denylist of domains, a rule covering its subdomains -
-the check ``web_search`` applies to the provider it contacts and to every result it returns."""
+the check ``web_search`` applies to the provider it contacts and to every result it returns, and
+``fetch_url`` to every URL it fetches; then ``AddressRules``, which ``fetch_url`` applies to each
+address a host resolves to (loopback, private, link-local and metadata addresses refused)."""
 
 from __future__ import annotations
 
