@@ -4,8 +4,10 @@ the refusals are shown at the first URL and at a redirect's hop, before anything
 
 from __future__ import annotations
 
+import datetime
 import re
 import socket
+import ssl
 from collections.abc import Iterator
 from typing import Any
 
@@ -224,7 +226,7 @@ def test_loopback_is_refused_by_default(searx: FakeSearx) -> None:
 
 
 def test_a_name_is_judged_by_the_address_it_resolves_to(searx: FakeSearx) -> None:
-    with pytest.raises(PermissionDenied, match=re.escape("localhost resolves to 127.0.0.1")):
+    with pytest.raises(PermissionDenied, match=r"localhost resolves to (127\.0\.0\.1|::1);"):
         Fetcher().fetch(f"http://localhost:{searx.port}/")
     assert searx.paths == []
 
@@ -364,3 +366,65 @@ def test_only_fetch_urls_child_asks_for_the_network() -> None:
     assert asking == ["fetch_url"] and Limits().network is False
     with pytest.raises(InvalidParams, match=r"Limits\.network"):
         Limits(network="yes")  # type: ignore[arg-type]
+
+
+# -- TLS: the name is verified while the connection goes to the checked address ---------------
+
+
+def _certificates(tmp_path: Any) -> tuple[ssl.SSLContext, ssl.SSLContext]:
+    """A certificate authority of the test's own and a server certificate it signed for the
+    name 'localhost' only: (the server's context, a client context trusting that authority)."""
+    from cryptography import x509
+    from cryptography.hazmat.primitives import hashes, serialization
+    from cryptography.hazmat.primitives.asymmetric import ec
+    from cryptography.x509.oid import NameOID
+
+    now = datetime.datetime.now(datetime.UTC)
+
+    def made(subject: str, key: Any, issuer: str, signer: Any, ca: bool) -> x509.Certificate:
+        builder = (
+            x509.CertificateBuilder()
+            .subject_name(x509.Name([x509.NameAttribute(NameOID.COMMON_NAME, subject)]))
+            .issuer_name(x509.Name([x509.NameAttribute(NameOID.COMMON_NAME, issuer)]))
+            .public_key(key.public_key())
+            .serial_number(x509.random_serial_number())
+            .not_valid_before(now - datetime.timedelta(hours=1))
+            .not_valid_after(now + datetime.timedelta(hours=1))
+            .add_extension(x509.BasicConstraints(ca=ca, path_length=None), critical=True)
+        )
+        if not ca:
+            names = x509.SubjectAlternativeName([x509.DNSName("localhost")])
+            builder = builder.add_extension(names, critical=False)
+        return builder.sign(signer, hashes.SHA256())
+
+    ca_key, leaf_key = (
+        ec.generate_private_key(ec.SECP256R1()),
+        ec.generate_private_key(ec.SECP256R1()),
+    )
+    ca = made("fetch test CA", ca_key, "fetch test CA", ca_key, True)
+    leaf = made("localhost", leaf_key, "fetch test CA", ca_key, False)
+    pem = serialization.Encoding.PEM
+    (tmp_path / "leaf.pem").write_bytes(
+        leaf.public_bytes(pem)
+        + leaf_key.private_bytes(
+            pem, serialization.PrivateFormat.PKCS8, serialization.NoEncryption()
+        )
+    )
+    server = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
+    server.load_cert_chain(tmp_path / "leaf.pem")
+    client = ssl.create_default_context(cadata=ca.public_bytes(pem).decode())
+    return server, client
+
+
+def test_https_checks_the_name_while_connecting_to_the_checked_address(tmp_path: Any) -> None:
+    server_side, trusting = _certificates(tmp_path)
+    with running_searx() as server:
+        server.socket = server_side.wrap_socket(server.socket, server_side=True)
+        server.respond = html(b"<p>secure</p>")
+        fetcher = Fetcher(DomainRules(), AddressRules(["127.0.0.1", "::1"]), trusting)
+        answer = fetcher.fetch(f"https://localhost:{server.port}/")
+        assert answer["text"] == "secure"
+        with pytest.raises(BackendUnavailable):  # the certificate names localhost, not the IP
+            fetcher.fetch(f"https://127.0.0.1:{server.port}/")
+        with pytest.raises(BackendUnavailable):  # nor does the system trust the test's CA
+            LOOPBACK.fetch(f"https://localhost:{server.port}/")

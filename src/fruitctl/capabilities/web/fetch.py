@@ -75,6 +75,8 @@ class Body:
 class Fetcher:
     domains: DomainRules = field(default_factory=DomainRules)
     addresses: AddressRules = field(default_factory=AddressRules)
+    trust: ssl.SSLContext | None = field(default=None, compare=False)
+    """Whom TLS trusts: the system's certificate authorities unless given."""
 
     def fetch(
         self, url: str, max_bytes: int = BYTES_DEFAULT, timeout: float = SECONDS_DEFAULT
@@ -127,7 +129,7 @@ class Fetcher:
         failure: Exception | None = None
         for address in target.addresses:
             try:
-                return _get_from(address, target, deadline, max_bytes)
+                return _get_from(address, target, deadline, max_bytes, self.trust)
             except httpcore.ConnectError as exc:
                 failure = exc  # the next checked address, if there is one
             except httpcore.TimeoutException as exc:
@@ -189,7 +191,7 @@ def _resolve(target: Target) -> tuple[str, ...]:
 
 
 def _get_from(
-    address: str, target: Target, deadline: float, max_bytes: int
+    address: str, target: Target, deadline: float, max_bytes: int, trust: ssl.SSLContext | None
 ) -> tuple[int, list[tuple[bytes, bytes]], Body]:
     backend = _Pinned(address, deadline)
     url = httpcore.URL(
@@ -208,7 +210,7 @@ def _get_from(
     ]
     with (
         httpcore.ConnectionPool(
-            ssl_context=ssl.create_default_context(), network_backend=backend, retries=0
+            ssl_context=trust or ssl.create_default_context(), network_backend=backend, retries=0
         ) as pool,
         pool.stream("GET", url, headers=headers) as response,
     ):
