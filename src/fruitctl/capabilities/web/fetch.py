@@ -76,7 +76,7 @@ class Fetcher:
     domains: DomainRules = field(default_factory=DomainRules)
     addresses: AddressRules = field(default_factory=AddressRules)
     trust: ssl.SSLContext | None = field(default=None, compare=False)
-    """Whom TLS trusts: the system's certificate authorities unless given."""
+    """Whom TLS trusts: httpcore's default (the certifi authorities, as httpx) unless given."""
 
     def fetch(
         self, url: str, max_bytes: int = BYTES_DEFAULT, timeout: float = SECONDS_DEFAULT
@@ -209,9 +209,7 @@ def _get_from(
         (b"Connection", b"close"),
     ]
     with (
-        httpcore.ConnectionPool(
-            ssl_context=trust or ssl.create_default_context(), network_backend=backend, retries=0
-        ) as pool,
+        httpcore.ConnectionPool(ssl_context=trust, network_backend=backend, retries=0) as pool,
         pool.stream("GET", url, headers=headers) as response,
     ):
         if response.status in _REDIRECTS:
