@@ -30,8 +30,9 @@ SEARX_ANSWER = {"query": "fruit", "number_of_results": 0, "results": RESULTS, "a
 class FakeSearx(ThreadingHTTPServer):
     daemon_threads = True
 
-    def __init__(self) -> None:
-        super().__init__(("127.0.0.1", 0), Handler)
+    def __init__(self, host: str = "127.0.0.1") -> None:
+        super().__init__((host, 0), Handler)
+        self.host = host
         self.paths: list[str] = []
         self.respond: Respond = json_answer(SEARX_ANSWER)
         self.released = threading.Event()  # set at teardown: a slow answer stops waiting
@@ -42,7 +43,7 @@ class FakeSearx(ThreadingHTTPServer):
 
     @property
     def url(self) -> str:
-        return f"http://127.0.0.1:{self.port}"
+        return f"http://{self.host}:{self.port}"
 
     def handle_error(self, request: Any, client_address: Any) -> None:
         """A client that hangs up mid-answer is what several tests do on purpose."""
@@ -91,8 +92,8 @@ def huge_answer(declare_length: bool) -> Respond:
 
 
 @contextmanager
-def running_searx() -> Iterator[FakeSearx]:
-    server = FakeSearx()
+def running_searx(host: str = "127.0.0.1") -> Iterator[FakeSearx]:
+    server = FakeSearx(host)
     thread = threading.Thread(target=server.serve_forever, args=(0.02,), daemon=True)
     thread.start()
     try:

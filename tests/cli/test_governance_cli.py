@@ -46,7 +46,7 @@ def test_tools_list_shows_every_tool() -> None:
     )
     assert create.split()[3:] == ["approve", "approve", "approve", "deny", "approve"]
     only = json.loads(cli("tools", "list", "--category", "network", "--json").stdout)
-    assert [t["name"] for t in only] == ["web_search"]
+    assert [t["name"] for t in only] == ["web_search", "fetch_url"]
 
 
 def test_tools_call_prints_the_output() -> None:

@@ -99,6 +99,10 @@ def test_a_malformed_file_names_file_line_and_key(home: Path, text: str, expecte
             "tools:\n  web_search:\n    forbidden_domains: ['not a host']\n",
             ":3: tools.web_search.forbidden_domains:",
         ),
+        (
+            "tools:\n  fetch_url:\n    allowed_private_networks: ['intranet']\n",
+            ":3: tools.fetch_url.allowed_private_networks: allowed_private_networks: 'intranet'",
+        ),
     ],
 )
 def test_unreadable_paths_and_domains_fail_at_load(home: Path, text: str, expected: str) -> None:
@@ -203,3 +207,12 @@ def test_rules_that_contradict_themselves_are_refused(home: Path, text: str, exp
     assert f"{home / 'governance.yaml'}{expected}" in message
     if "refused in every mode" in message:
         assert "list every mode in forbidden_in_modes: [NORMAL, ALERT" in message
+
+
+def test_fetch_url_reaches_no_private_address_unless_told(home: Path) -> None:
+    assert rules_with(home, "").of("fetch_url").allowed_private_networks == []
+    text = "tools:\n  fetch_url:\n    allowed_private_networks: ['10.0.0.0/8', '127.0.0.1']\n"
+    assert rules_with(home, text).of("fetch_url").allowed_private_networks == [
+        "10.0.0.0/8",
+        "127.0.0.1",
+    ]

@@ -354,7 +354,7 @@ def tool_context(service: WebSearchService, rules: ToolRules) -> Context:
 def test_the_tool_is_declared() -> None:
     definition = web_search.definition
 
-    assert [web_search] == TOOLS
+    assert TOOLS[0] is web_search and [t.name for t in TOOLS] == ["web_search", "fetch_url"]
     assert (definition.name, definition.category, definition.risk_level) == (
         "web_search",
         "network",

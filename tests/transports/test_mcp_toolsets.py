@@ -156,7 +156,7 @@ def test_the_config_set_serves_over_stdio_and_the_flag_overrides_it(home: Path) 
     assert {tool.name for tool in tools} == calendar
     assert refused is None  # create_event is a calendar tool
     tools, refused = stdio(home, "--tools", "web")
-    assert [tool.name for tool in tools] == ["web_search"]
+    assert [tool.name for tool in tools] == ["web_search", "fetch_url"]
     assert refused is not None
 
 

@@ -143,9 +143,10 @@ def test_every_answer_fits_its_declared_schema(app: bootstrap.App, home: Path) -
     everything = {tool.name for tool in app.gateway.registry}
     # The system log needs a journal this machine may not have; get_proposal is the next test's;
     # the code tools start programs, and their answers are checked the same way in
-    # test_code_tools.py.
+    # test_code_tools.py; fetch_url runs in a sandbox child, checked in
+    # tests/transports/test_fetch_url_doors.py.
     code_tools = {"git_status", "run_linter", "run_tests"}
-    assert everything - answered == {"read_system_logs", "get_proposal", *code_tools}
+    assert everything - answered == {"read_system_logs", "get_proposal", "fetch_url", *code_tools}
 
 
 def test_a_pending_write_and_its_proposal_fit_too(home: Path) -> None:

@@ -1,6 +1,8 @@
 """Which hosts a tool may reach: host names normalised (IDNA, case, trailing dots, IP literals)
 and ``DomainRules`` - an allowlist and a denylist of domains, a rule covering its subdomains -
-the check ``web_search`` applies to the provider it contacts and to every result it returns."""
+the check ``web_search`` applies to the provider it contacts and to every result it returns, and
+``fetch_url`` to every URL it fetches; then ``AddressRules``, which ``fetch_url`` applies to each
+address a host resolves to (loopback, private, link-local and metadata addresses refused)."""
 
 from __future__ import annotations
 
@@ -138,3 +140,107 @@ def _covers(rule: str, host: str) -> bool:
     if _is_literal(rule) or _is_literal(host):
         return rule == host
     return host == rule or host.endswith("." + rule)
+
+
+# -- addresses: where a name resolves, checked before anything connects -----------------------
+
+METADATA_ADDRESSES = frozenset(
+    ipaddress.ip_address(a)
+    for a in (
+        "169.254.169.254",  # AWS, GCP, Azure, OpenStack, DigitalOcean...
+        "169.254.170.2",  # AWS container credentials
+        "100.100.100.200",  # Alibaba Cloud
+        "192.0.0.192",  # Oracle Cloud
+        "fd00:ec2::254",  # AWS over IPv6
+    )
+)
+"""Cloud metadata services: they hand out credentials to whoever asks from the machine, so no
+rule permits them."""
+
+_SHARED = ipaddress.ip_network("100.64.0.0/10")  # carrier-grade NAT (RFC 6598)
+_NAT64 = ipaddress.ip_network("64:ff9b::/96")
+_SIX_TO_FOUR = ipaddress.ip_network("2002::/16")
+
+Address = ipaddress.IPv4Address | ipaddress.IPv6Address
+Network = ipaddress.IPv4Network | ipaddress.IPv6Network
+
+
+class AddressRules:
+    """Which addresses a tool that fetches may connect to, checked after the name is resolved.
+
+    Public (globally routed) unicast addresses are permitted. Loopback, link-local, private,
+    shared (carrier-grade NAT), reserved and documentation ranges are refused unless
+    ``allowed_private`` names a network holding them (someone's intranet, said on purpose);
+    unspecified and multicast addresses and the cloud metadata services are always refused.
+    """
+
+    __slots__ = ("allowed_private",)
+
+    def __init__(self, allowed_private: Iterable[str] = ()):
+        self.allowed_private = _networks(allowed_private)
+
+    @classmethod
+    def from_tool_rules(cls, rules: Any) -> AddressRules:
+        """The address part of a ``policy.governance.ToolRules``."""
+        return cls(rules.allowed_private_networks)
+
+    def refusal(self, address: str) -> str | None:
+        """Why this address is refused, or ``None`` when it may be connected to."""
+        try:
+            ip = _unmapped(ipaddress.ip_address(address.split("%", 1)[0]))
+        except ValueError:
+            return f"'{address}' is not an IP address"
+        if ip in METADATA_ADDRESSES:
+            return f"{ip} is a cloud metadata address"
+        if ip.is_unspecified or ip.is_multicast:
+            return f"{ip} is an unspecified or multicast address"
+        if _public(ip) or any(ip in network for network in self.allowed_private):
+            return None
+        return (
+            f"{ip} is a loopback, link-local, private or reserved address "
+            "(allowed_private_networks can permit a network of your own)"
+        )
+
+    def __repr__(self) -> str:
+        return f"AddressRules(allowed_private={self.allowed_private!r})"
+
+
+def _networks(entries: Iterable[str]) -> tuple[Network, ...]:
+    if isinstance(entries, str):
+        raise TypeError(f"allowed_private_networks must be a list, not the string '{entries}'")
+    networks = []
+    for entry in entries:
+        try:
+            networks.append(ipaddress.ip_network(str(entry).strip(), strict=False))
+        except ValueError:
+            raise ValueError(
+                f"allowed_private_networks: '{entry}' is not an IP address or network "
+                "(such as 10.0.0.0/8 or 192.168.1.20)"
+            ) from None
+    return tuple(networks)
+
+
+def _unmapped(ip: Address) -> Address:
+    """An IPv6 address that only carries an IPv4 one (``::ffff:127.0.0.1``) is that one."""
+    if isinstance(ip, ipaddress.IPv6Address) and ip.ipv4_mapped is not None:
+        return ip.ipv4_mapped
+    return ip
+
+
+def _public(ip: Address) -> bool:
+    if not ip.is_global or ip in _SHARED:
+        return False
+    if isinstance(ip, ipaddress.IPv6Address):
+        embedded = _embedded_ipv4(ip)
+        if embedded is not None:
+            return _public(embedded)
+    return True
+
+
+def _embedded_ipv4(ip: ipaddress.IPv6Address) -> ipaddress.IPv4Address | None:
+    """The IPv4 address a NAT64 or 6to4 address leads to: judged as that address."""
+    if ip in _NAT64:
+        return ipaddress.IPv4Address(int(ip) & 0xFFFFFFFF)
+    if ip in _SIX_TO_FOUR:
+        return ipaddress.IPv4Address((int(ip) >> 80) & 0xFFFFFFFF)
+    return None

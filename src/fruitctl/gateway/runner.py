@@ -51,7 +51,11 @@ class Runner:
     def here(self, tool: Tool, args: BaseModel, placement: Placement) -> Any:
         """Run the tool on this thread - a sandboxed one in its child, killed at the deadline."""
         if tool.child is not None:
-            payload = args.model_dump(mode="json")
+            payload = (
+                args.model_dump(mode="json")
+                if tool.child_payload is None
+                else tool.child_payload(args, self._context)
+            )
             return self._run_child(tool.child, payload, placement.seconds, tool.child_limits)
         return tool.function(args, self._context)
 

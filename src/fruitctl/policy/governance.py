@@ -22,6 +22,10 @@ stores of keys and credentials (``policy.protected``: the file cannot take those
 ``forbidden_paths`` adds places to them). In path patterns ``$HOME``, ``$WORKSPACE`` (default
 ``<data dir>/workspace``), ``$DATA`` and ``$CONFIG`` are expanded, in the file only - never in a
 tool's arguments.
+
+Network tools reach the hosts ``allowed_domains`` / ``forbidden_domains`` permit; ``fetch_url``
+also refuses loopback, private and link-local addresses unless ``allowed_private_networks`` names
+them, and cloud metadata addresses always (``domain.hosts.AddressRules``).
 """
 
 from __future__ import annotations
@@ -114,6 +118,9 @@ class ToolRules(BaseModel):
     allowed_calendars: list[str] | None = None
     allowed_domains: list[str] | None = None
     forbidden_domains: list[str] = Field(default_factory=list)
+    allowed_private_networks: list[str] = Field(default_factory=list)
+    """Loopback, private or link-local networks a fetching tool may reach all the same (an
+    intranet): refused by default; cloud metadata addresses stay refused."""
     protected: Protected = Field(default_factory=Protected, exclude=True)
     """Set by fruitctl for every tool (``policy.protected``); left out of what ``tools show``
     prints, being the same long list for every tool."""
@@ -281,7 +288,7 @@ def _refuse_off_by_mistake(
 def _check_targets(path: Path, text: str, name: str, rules: ToolRules) -> None:
     """Path patterns and domains must be readable now: a rule that cannot be read would
     otherwise only fail at the first call - or worse, allow something it meant to refuse."""
-    from fruitctl.domain.hosts import DomainRules
+    from fruitctl.domain.hosts import AddressRules, DomainRules
     from fruitctl.domain.path_rules import PathRules
 
     checks = (
@@ -289,6 +296,7 @@ def _check_targets(path: Path, text: str, name: str, rules: ToolRules) -> None:
         ("forbidden_paths", lambda: PathRules.from_patterns([], rules.forbidden_paths)),
         ("allowed_domains", lambda: DomainRules(rules.allowed_domains, ())),
         ("forbidden_domains", lambda: DomainRules(None, rules.forbidden_domains)),
+        ("allowed_private_networks", lambda: AddressRules(rules.allowed_private_networks)),
     )
     for key, build in checks:
         try:

@@ -169,6 +169,10 @@ class Tool:
     """For a sandboxed tool: ``module:function`` run in a child process with the arguments."""
     child_limits: Any = None
     """The child's resource limits (``fruitctl.sandbox.Limits``); None for the defaults."""
+    child_payload: Callable[[BaseModel, Any], dict[str, Any]] | None = None
+    """What the child is sent, given the parsed arguments and the tool context: for a child that
+    needs more than its arguments (the governance rules it applies at each step). None: the
+    arguments as JSON."""
     at_once: Callable[[BaseModel, Any], bool] | None = None
     """For a read: asks the store behind it, given the parsed arguments and the tool context,
     whether this call is a few bounded reads in this process (``AnswersAtOnce``) - then a front
@@ -210,6 +214,7 @@ def tool(
     parse: Callable[[type[BaseModel], Mapping[str, Any] | None, str], BaseModel] | None = None,
     child: str | None = None,
     child_limits: Any = None,
+    child_payload: Callable[[BaseModel, Any], dict[str, Any]] | None = None,
     schema: dict[str, Any] | None = None,
     at_once: Callable[[BaseModel, Any], bool] | None = None,
     change: Change | None = None,
@@ -270,6 +275,7 @@ def tool(
             parse=lambda args: parser(input_model, args, definition.name),
             child=child,
             child_limits=child_limits,
+            child_payload=child_payload,
             at_once=at_once,
             change=change,
             targets=targets,

@@ -1,6 +1,8 @@
-"""What web search answers, as a type (its ``returns`` and ``outputSchema``)."""
+"""What the web tools answer, as types (their ``returns`` and ``outputSchema``)."""
 
 from __future__ import annotations
+
+from typing import Literal
 
 from typing_extensions import TypedDict
 
@@ -16,3 +18,17 @@ class SearchAnswer(TypedDict):
     provider: str
     results: list[SearchResult]
     count: int
+
+
+class FetchAnswer(TypedDict):
+    url: str
+    final_url: str
+    redirects: list[str]
+    status: int
+    content_type: str | None
+    title: str | None
+    text: str | None
+    note: str | None
+    cut: bool
+    cut_reason: Literal["size", "time"] | None
+    bytes_read: int
