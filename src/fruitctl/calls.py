@@ -36,6 +36,8 @@ class Call:
     span_id: str = field(default_factory=new_span_id)
     started: float = field(default_factory=time.perf_counter)
     args: Any = None
+    retries: int = 0
+    """How many times the gateway ran it again after a retryable failure (at most once)."""
 
     @property
     def fields(self) -> dict[str, Any]:
@@ -61,6 +63,12 @@ class Outcomes:
     def started(self, call: Call, **extra: Any) -> None:
         self.log.info("tool_call_started", **call.fields, **extra)
 
+    def retried(self, call: Call, error: FruitctlError) -> None:
+        """A read failed for a reason that may pass (``Gateway._retries``): it runs once more."""
+        self.log.warning(
+            "tool_call_retried", **call.fields, error_code=error.code, latency_ms=call.elapsed_ms
+        )
+
     def done(self, call: Call, output: Any, outcome: str = "ok") -> ToolResult:
         """It ran (``approved``: a person's approval ran it)."""
         latency = call.elapsed_ms
@@ -72,6 +80,7 @@ class Outcomes:
             output=output,
             latency_ms=latency,
             trace_id=call.trace_id,
+            metadata={"retries": call.retries} if call.retries else {},
         )
 
     def proposed(self, call: Call, pending: dict[str, Any]) -> ToolResult:
@@ -141,7 +150,8 @@ class Outcomes:
             failure=error,
             latency_ms=latency,
             trace_id=call.trace_id,
-            metadata={"retryable": error.retryable},
+            metadata={"retryable": error.retryable}
+            | ({"retries": call.retries} if call.retries else {}),
         )
 
     def flush(self) -> None:
@@ -164,5 +174,6 @@ class Outcomes:
                 outcome=outcome,
                 error_code=code,
                 latency_ms=latency,
+                retries=call.retries,
             )
         )

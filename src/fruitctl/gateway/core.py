@@ -31,6 +31,7 @@ from fruitctl.domain.errors import (
     MethodNotFound,
     NotFound,
     OutcomeUnknown,
+    RateLimited,
     Timeout,
     Unsupported,
 )
@@ -250,13 +251,31 @@ class Gateway:
     def _read(self, call: Call, tool: Tool, parsed: BaseModel, placement: Placement) -> ToolResult:
         self._outcomes.started(call, arguments=parsed)
         with _acting(call.actor):
-            try:
-                output = self._runner.read(tool, parsed, placement)
-            except FruitctlError as exc:  # a read changed nothing: a query it cannot take
-                return self._outcomes.refused(call, exc)
-            except Exception as exc:  # a bug in a tool: report it, never its traceback
-                return self._outcomes.crashed(call, exc)
-        return self._outcomes.done(call, output)
+            while True:
+                try:
+                    output = self._runner.read(tool, parsed, placement)
+                except FruitctlError as exc:  # a read changed nothing: a query it cannot take
+                    if self._retries(call, tool, exc, placement):
+                        call.retries += 1
+                        self._outcomes.retried(call, exc)
+                        continue
+                    return self._outcomes.refused(call, exc)
+                except Exception as exc:  # a bug in a tool: report it, never its traceback
+                    return self._outcomes.crashed(call, exc)
+                return self._outcomes.done(call, output)
+
+    @staticmethod
+    def _retries(call: Call, tool: Tool, exc: FruitctlError, placement: Placement) -> bool:
+        """Whether a read that failed runs once more: only a failure marked retryable (a
+        backend that timed out or dropped the connection, a store busy for a moment), only a
+        tool that changes nothing, only once, and only while its deadline leaves room - a call
+        already past it (the gateway's own ``Timeout``) is answered, not run twice as long. A
+        write is never retried here: one that may have landed is settled by its proposal."""
+        if call.retries or not exc.retryable or isinstance(exc, RateLimited | OutcomeUnknown):
+            return False
+        if tool.writes or not tool.definition.annotations.readOnlyHint:
+            return False
+        return (time.perf_counter() - call.started) < placement.seconds
 
     def _write(
         self,
