@@ -13,6 +13,7 @@ tried on the person's data, not what was mistyped.
 from __future__ import annotations
 
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -132,7 +133,12 @@ class Outcomes:
         (``MISTAKES``), else a failure like any other."""
         return self.failed(call, error, "rejected" if error.code in MISTAKES else "failed")
 
+    noted: Callable[[FruitctlError], None] | None = None
+    """Told of every failure (the gateway's health: a store's "disk full" degrades the mode)."""
+
     def failed(self, call: Call, error: FruitctlError, outcome: str = "failed") -> ToolResult:
+        if self.noted is not None:
+            self.noted(error)
         tool = self._registry.get(call.name)
         refused_access = isinstance(error, PermissionDenied) and "status" in error.details
         if refused_access and tool is not None and tool.service:

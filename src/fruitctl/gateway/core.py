@@ -49,6 +49,7 @@ if TYPE_CHECKING:
     from fruitctl.approvals.allowance import Allowance
     from fruitctl.approvals.engine import Approvals
     from fruitctl.approvals.store import Proposal
+    from fruitctl.policy.health import Health
 
 Action = Literal["approve", "reject", "undo"]
 ACTIONS: tuple[Action, ...] = ("approve", "reject", "undo")
@@ -70,9 +71,13 @@ class Gateway:
         self.context = context
         self._outcomes = Outcomes(log, recorder, registry)
         self._runner = Runner(context, run_child, workers)
+        self._outcomes.noted = self._noted
 
     approvals: Approvals | None = None
     """Set by the composition root; without it a write that needs approval is refused."""
+    health: Health | None = None
+    """Set by the composition root: looked at before a write is judged (cheap: at most once per
+    its cadence), told of every failure - a store's "disk full" makes the mode DEGRADED."""
 
     # -- entries -------------------------------------------------------------------------------
 
@@ -197,6 +202,10 @@ class Gateway:
             finished.append(stuck.id)
         return finished
 
+    def _noted(self, error: FruitctlError) -> None:
+        if self.health is not None:
+            self.health.noted(error)
+
     # -- the pipeline ----------------------------------------------------------------------------
 
     def _call(
@@ -234,6 +243,8 @@ class Gateway:
         self, call: Call, tool: Tool, parsed: BaseModel, key: str | None, placement: Placement
     ) -> ToolResult:
         """Judge, then file or run: a proposal, a refusal, or the call's answer."""
+        if tool.writes and self.health is not None:
+            self.health.check()  # the mode the write is judged in reflects the machine now
         try:
             decision = self._judge(call, tool, parsed)
         except FruitctlError as exc:
