@@ -4,6 +4,7 @@ has been clear long enough - unless a person set the mode meanwhile."""
 
 from __future__ import annotations
 
+import json
 import sqlite3
 from collections.abc import Iterator
 from pathlib import Path
@@ -221,3 +222,56 @@ def test_a_write_looks_at_the_machine_before_it_is_judged(home: Path) -> None:
         assert filed.success and filed.output["status"] == "pending" and not target.exists()
     finally:
         app.close()
+
+
+# -- what the CLI shows ---------------------------------------------------------------------------
+
+
+@pytest.mark.process  # doctor asks the platform (uname)
+def test_info_and_doctor_say_why_the_gateway_degraded_itself(home: Path) -> None:
+    from typer.testing import CliRunner
+
+    from fruitctl.cli.app import app as cli_app
+
+    runner = CliRunner()
+    app = bootstrap.build()
+    try:
+        app.modes.set_automatic("DEGRADED", "available memory is 60 MB, under 100 MB", "ALERT")
+    finally:
+        app.close()
+    shown = runner.invoke(cli_app, ["info"])
+    assert shown.exit_code == 0, shown.output
+    assert (
+        "set by fruitctl itself: available memory is 60 MB, under 100 MB; returns to ALERT"
+        in shown.stdout
+    )
+    doctor = runner.invoke(cli_app, ["doctor", "--json"])
+    report = json.loads(doctor.stdout)
+    assert report["mode"]["degraded"] == {
+        "cause": "available memory is 60 MB, under 100 MB",
+        "previous": "ALERT",
+    }
+    assert report["mode"]["setBy"].startswith("fruitctl (automatic)")
+    assert report["healthy"] is False and doctor.exit_code == 1
+    said = runner.invoke(cli_app, ["doctor"]).stdout
+    assert "set by fruitctl itself: available memory is 60 MB" in said
+    assert "it returns to ALERT once that has cleared" in said
+
+
+def test_the_daemons_watcher_looks_on_its_own(modes: ModeStore) -> None:
+    import threading
+
+    from fruitctl.policy.health import watch
+
+    box = Machine()
+    box.reading = Reading(10, 8_000, 40)
+    degraded = threading.Event()
+    health = Health(modes, SETTINGS, box.read, told=lambda e, f: degraded.set())
+    stop = threading.Event()
+    thread = watch(health, 0.01, stop)
+    try:
+        assert degraded.wait(30)  # nobody called check: the watcher did
+    finally:
+        stop.set()
+        thread.join()
+    assert modes.get() == "DEGRADED"

@@ -88,6 +88,11 @@ class Health:
         self._fault: str | None = None  # a store's "disk full", until the next look
         self._last_cause: float | None = None  # when a cause was last seen
 
+    @property
+    def every(self) -> float:
+        """How often the daemon looks (``watch``)."""
+        return self._settings.check_every_seconds
+
     def cause(self, reading: Reading) -> str | None:
         """What is wrong in ``reading`` by the thresholds, in plain words; None: nothing."""
         s = self._settings
