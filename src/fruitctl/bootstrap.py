@@ -44,6 +44,7 @@ from fruitctl.domain.hosts import DomainRules
 from fruitctl.gateway import Action, Gateway
 from fruitctl.policy import governance as governance_module
 from fruitctl.policy.engine import Policy
+from fruitctl.policy.health import Health, machine
 from fruitctl.policy.modes import ModeStore
 from fruitctl.policy.reload import LiveGovernance
 from fruitctl.ports import CalendarBackend, RemindersBackend
@@ -247,6 +248,12 @@ class App:
         context = Context(self._factories(), rules.of)
         policy = Policy(rules, self.modes, recorder, self.grants)
         gateway = Gateway(registry, policy, context, log, recorder, _run_in_child)
+        gateway.health = Health(
+            self.modes,
+            self.config.settings.health,
+            machine(paths.state_db.parent),
+            told=lambda event, fields: log.warning(event, **fields),
+        )
         ttl = self.config.settings.approvals.ttl_hours * 3600
         proposals = ProposalStore(self.ledger, self.audit)
         gateway.approvals = Approvals(proposals, registry, context, ttl, self.grants)
@@ -269,6 +276,7 @@ class App:
         settings = self.config.settings
         status: dict[str, Any] = {
             "mode": self.modes.get(),
+            **({"degraded": held} if (held := self.modes.automatic()) else {}),
             "backends": {
                 "reminders": backend_name(settings.reminders.backend),
                 "calendar": backend_name(settings.calendar.backend),

@@ -13,6 +13,7 @@ tried on the person's data, not what was mistyped.
 from __future__ import annotations
 
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -36,6 +37,8 @@ class Call:
     span_id: str = field(default_factory=new_span_id)
     started: float = field(default_factory=time.perf_counter)
     args: Any = None
+    retries: int = 0
+    """How many times the gateway ran it again after a retryable failure (at most once)."""
 
     @property
     def fields(self) -> dict[str, Any]:
@@ -61,6 +64,12 @@ class Outcomes:
     def started(self, call: Call, **extra: Any) -> None:
         self.log.info("tool_call_started", **call.fields, **extra)
 
+    def retried(self, call: Call, error: FruitctlError) -> None:
+        """A read failed for a reason that may pass (``Gateway._retries``): it runs once more."""
+        self.log.warning(
+            "tool_call_retried", **call.fields, error_code=error.code, latency_ms=call.elapsed_ms
+        )
+
     def done(self, call: Call, output: Any, outcome: str = "ok") -> ToolResult:
         """It ran (``approved``: a person's approval ran it)."""
         latency = call.elapsed_ms
@@ -72,6 +81,7 @@ class Outcomes:
             output=output,
             latency_ms=latency,
             trace_id=call.trace_id,
+            metadata={"retries": call.retries} if call.retries else {},
         )
 
     def proposed(self, call: Call, pending: dict[str, Any]) -> ToolResult:
@@ -123,7 +133,12 @@ class Outcomes:
         (``MISTAKES``), else a failure like any other."""
         return self.failed(call, error, "rejected" if error.code in MISTAKES else "failed")
 
+    noted: Callable[[FruitctlError], None] | None = None
+    """Told of every failure (the gateway's health: a store's "disk full" degrades the mode)."""
+
     def failed(self, call: Call, error: FruitctlError, outcome: str = "failed") -> ToolResult:
+        if self.noted is not None:
+            self.noted(error)
         tool = self._registry.get(call.name)
         refused_access = isinstance(error, PermissionDenied) and "status" in error.details
         if refused_access and tool is not None and tool.service:
@@ -141,7 +156,8 @@ class Outcomes:
             failure=error,
             latency_ms=latency,
             trace_id=call.trace_id,
-            metadata={"retryable": error.retryable},
+            metadata={"retryable": error.retryable}
+            | ({"retries": call.retries} if call.retries else {}),
         )
 
     def flush(self) -> None:
@@ -164,5 +180,6 @@ class Outcomes:
                 outcome=outcome,
                 error_code=code,
                 latency_ms=latency,
+                retries=call.retries,
             )
         )

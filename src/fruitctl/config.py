@@ -66,6 +66,38 @@ class WebConfig(Section):
     timeout_seconds: float = Field(10, gt=0, le=60, description="Per-search network timeout.")
 
 
+class HealthConfig(Section):
+    min_free_disk_mb: int = Field(
+        200,
+        ge=0,
+        description="Below this much free space in fruitctl's data folder the gateway goes "
+        "DEGRADED by itself; 0 turns the check off.",
+    )
+    min_available_memory_mb: int = Field(
+        100,
+        ge=0,
+        description="Below this much available memory the gateway goes DEGRADED by itself; 0 "
+        "turns the check off.",
+    )
+    max_memory_percent: float = Field(
+        97,
+        gt=0,
+        le=100,
+        description="Above this share of memory in use the gateway goes DEGRADED by itself; "
+        "100 turns the check off.",
+    )
+    check_every_seconds: float = Field(
+        10, gt=0, le=3600, description="How often the disk and memory are looked at."
+    )
+    recover_after_seconds: float = Field(
+        60,
+        ge=0,
+        le=86400,
+        description="How long the cause must stay clear before the gateway returns to the mode "
+        "it was in (unless a person changed the mode meanwhile).",
+    )
+
+
 class ApprovalsConfig(Section):
     ttl_hours: float = Field(
         24, gt=0, le=24 * 30, description="How long a proposal waits before it expires."
@@ -359,6 +391,7 @@ class Settings(BaseSettings):
     calendar: CalendarConfig = Field(default_factory=CalendarConfig)
     web: WebConfig = Field(default_factory=WebConfig)
     approvals: ApprovalsConfig = Field(default_factory=ApprovalsConfig)
+    health: HealthConfig = Field(default_factory=HealthConfig)
     mcp: McpConfig = Field(default_factory=McpConfig)
     caldav: CaldavConfig = Field(default_factory=CaldavConfig)
     eventkit: EventKitConfig = Field(default_factory=EventKitConfig)

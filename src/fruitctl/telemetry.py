@@ -169,11 +169,12 @@ class CallRecord:
     outcome: str  # ok | proposed | approved | blocked | failed
     error_code: str | None
     latency_ms: float
+    retries: int = 0  # runs again after a retryable failure (a read, at most once)
 
 
 _INSERT = (
     "INSERT INTO tool_calls (at, trace_id, span_id, tool, actor, actor_kind, outcome, "
-    "error_code, latency_ms) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)"
+    "error_code, latency_ms, retries) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"
 )
 # Calls that ran, were filed or were refused for their input count toward rate limits (a
 # stream of bad input costs the gateway as much); an approved proposal's execution
@@ -285,6 +286,7 @@ def _row(r: CallRecord) -> tuple[Any, ...]:
         r.outcome,
         r.error_code,
         r.latency_ms,
+        r.retries,
     )
 
 
@@ -304,21 +306,21 @@ def call_stats(engine: Engine, since: float) -> list[dict[str, Any]]:
     proposal's execution, recorded under its own trace), blocked, rejected (input refused before
     anything ran) and failed; the error rate (failed calls only: a proposal or a refusal is the
     policy working, a rejection the caller's mistake, not an error); p50/p95 ms."""
-    query = "SELECT tool, outcome, latency_ms FROM tool_calls WHERE at >= ? ORDER BY tool"
-    by_tool: dict[str, list[tuple[str, float]]] = {}
+    query = "SELECT tool, outcome, latency_ms, retries FROM tool_calls WHERE at >= ? ORDER BY tool"
+    by_tool: dict[str, list[tuple[str, float, int]]] = {}
     raw: Any = engine.raw_connection()
     try:
-        for tool, outcome, latency in raw.execute(query, (since,)):
-            by_tool.setdefault(tool, []).append((outcome, latency))
+        for tool, outcome, latency, retries in raw.execute(query, (since,)):
+            by_tool.setdefault(tool, []).append((outcome, latency, retries))
     finally:
         raw.close()
     return [_summary(tool, rows) for tool, rows in sorted(by_tool.items())]
 
 
-def _summary(tool: str, rows: list[tuple[str, float]]) -> dict[str, Any]:
-    latencies = sorted(latency for _, latency in rows)
+def _summary(tool: str, rows: list[tuple[str, float, int]]) -> dict[str, Any]:
+    latencies = sorted(latency for _, latency, _ in rows)
     counts = dict.fromkeys(OUTCOME_COLUMNS.values(), 0)
-    for outcome, _ in rows:
+    for outcome, _, _ in rows:
         counts[OUTCOME_COLUMNS.get(outcome, "failed")] += 1
     return {
         "tool": tool,
@@ -326,6 +328,7 @@ def _summary(tool: str, rows: list[tuple[str, float]]) -> dict[str, Any]:
         **counts,
         "failures": counts["failed"],  # the name this column had before; the same count
         "errorRate": round(counts["failed"] / len(rows), 4),
+        "retried": sum(1 for *_, retries in rows if retries),
         "p50Ms": _percentile(latencies, 50),
         "p95Ms": _percentile(latencies, 95),
     }

@@ -29,6 +29,7 @@ from fruitctl.cli import doctor_daemon, drift
 from fruitctl.cli.app import JsonOption, only_here
 from fruitctl.cli.output import emit_json, out, reporting, tags_state
 from fruitctl.config import ConfigError
+from fruitctl.domain.errors import FruitctlError
 from fruitctl.paths import Paths
 from fruitctl.sandbox import isolation
 
@@ -107,6 +108,7 @@ def _unconfigured(paths: Paths, error: str, write_test: bool) -> dict[str, Any]:
         "http": doctor_daemon.http(daemon),
         "mismatches": [],
         "stale": drift.notes(daemon.get("info") or {}),
+        "mode": None,
     }
     if write_test:
         report["writeTest"] = {"ran": False, "reason": skipped["reason"]}
@@ -130,7 +132,17 @@ def _configured(app: bootstrap.App, write_test: bool) -> dict[str, Any]:
     info = daemon.get("info") or {}
     report["mismatches"] = app.doctor.against_daemon(report, info)
     report["stale"] = drift.notes(info)
+    report["mode"] = _mode(app)
     return report
+
+
+def _mode(app: bootstrap.App) -> dict[str, Any] | None:
+    """The mode, who set it, and - when fruitctl set DEGRADED by itself - why and the mode it
+    returns to; None when state.db cannot be read (its own check says why)."""
+    try:
+        return {**app.modes.describe(), "degraded": app.modes.automatic()}
+    except FruitctlError:
+        return None
 
 
 def _healthy(report: dict[str, Any]) -> bool:
@@ -139,6 +151,7 @@ def _healthy(report: dict[str, Any]) -> bool:
     fine = all(_serves(report, service) for service in ("reminders", "calendar"))
     fine = fine and all(store["state"] != "broken" for store in report["stores"].values())
     fine = fine and not report["governance"].get("error") and not report["stale"]
+    fine = fine and not (report.get("mode") or {}).get("degraded")
     http = report["http"]
     fine = fine and (http["answers"] or not http["expected"])
     test = report.get("writeTest")
@@ -191,6 +204,15 @@ def _show_local(report: dict[str, Any]) -> None:
         line(f"{name + '.db':<11} {store['file']}: {store['state']}", markup=False)
         if store.get("error"):
             line(f"            {store['error'].get('message')}", markup=False)
+    mode = report.get("mode")
+    if mode is not None:
+        line(f"mode        {mode['mode']}", markup=False)
+        if held := mode.get("degraded"):
+            line(f"            set by fruitctl itself: {held['cause']}", markup=False)
+            line(
+                f"            it returns to {held['previous']} once that has cleared for a while",
+                markup=False,
+            )
     shown: set[str] = set()
     for service in ("reminders", "calendar"):
         _show_service(service, report[service], shown)

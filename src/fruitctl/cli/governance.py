@@ -74,7 +74,16 @@ def _show_mode(state: dict[str, Any]) -> None:
 
 
 def _show_stats(rows: list[dict[str, Any]]) -> None:
-    counted = ("calls", "executed", "proposed", "approved", "blocked", "rejected", "failed")
+    counted = (
+        "calls",
+        "executed",
+        "proposed",
+        "approved",
+        "blocked",
+        "rejected",
+        "failed",
+        "retried",
+    )
     columns = ("TOOL", *(c.upper() for c in counted), "ERROR RATE", "P50 MS", "P95 MS")
     show_table(
         columns,

@@ -47,6 +47,9 @@ def _show_info(info: dict[str, Any]) -> None:
         ("http", str(info.get("httpUrl") or "not served")),
         ("mode", str(info.get("mode"))),
     ]
+    if held := info.get("degraded"):
+        said = f"set by fruitctl itself: {held['cause']}; returns to {held['previous']} once clear"
+        rows.append(("degraded", said))
     rows += [(f"{k} backend", str(v)) for k, v in (info.get("backends") or {}).items()]
     unavailable = info.get("unavailable") or {}
     rows += [

@@ -16,6 +16,7 @@ import asyncio
 import os
 import secrets
 import signal
+import threading
 import time
 from collections.abc import Callable
 from contextlib import ExitStack
@@ -33,6 +34,7 @@ from fruitctl.daemon.lifecycle import (
     remove_if_ours,
 )
 from fruitctl.gateway import Gateway
+from fruitctl.policy.health import watch
 from fruitctl.private import write_private
 from fruitctl.transports.aai import AaiDoor
 from fruitctl.transports.rpc.jsonrpc import Dispatcher
@@ -218,7 +220,11 @@ async def _serve(
     log.info("server_started", socket=str(options.files.socket), agents=agents, pid=os.getpid())
     log.flush()
     announce(str(options.files.socket), options.http_url)
+    watching = threading.Event()
+    if gateway.health is not None:  # low disk or memory degrades the mode by itself
+        watch(gateway.health, gateway.health.every, watching)
     await stop.wait()
+    watching.set()
     in_flight = sum(len(server.in_flight()) for server in servers)
     log.info("server_stopping", in_flight=in_flight)
     for door in listening:

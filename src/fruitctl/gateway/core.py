@@ -31,6 +31,7 @@ from fruitctl.domain.errors import (
     MethodNotFound,
     NotFound,
     OutcomeUnknown,
+    RateLimited,
     Timeout,
     Unsupported,
 )
@@ -48,6 +49,7 @@ if TYPE_CHECKING:
     from fruitctl.approvals.allowance import Allowance
     from fruitctl.approvals.engine import Approvals
     from fruitctl.approvals.store import Proposal
+    from fruitctl.policy.health import Health
 
 Action = Literal["approve", "reject", "undo"]
 ACTIONS: tuple[Action, ...] = ("approve", "reject", "undo")
@@ -69,9 +71,13 @@ class Gateway:
         self.context = context
         self._outcomes = Outcomes(log, recorder, registry)
         self._runner = Runner(context, run_child, workers)
+        self._outcomes.noted = self._noted
 
     approvals: Approvals | None = None
     """Set by the composition root; without it a write that needs approval is refused."""
+    health: Health | None = None
+    """Set by the composition root: looked at before a write is judged (cheap: at most once per
+    its cadence), told of every failure - a store's "disk full" makes the mode DEGRADED."""
 
     # -- entries -------------------------------------------------------------------------------
 
@@ -196,6 +202,10 @@ class Gateway:
             finished.append(stuck.id)
         return finished
 
+    def _noted(self, error: FruitctlError) -> None:
+        if self.health is not None:
+            self.health.noted(error)
+
     # -- the pipeline ----------------------------------------------------------------------------
 
     def _call(
@@ -233,6 +243,8 @@ class Gateway:
         self, call: Call, tool: Tool, parsed: BaseModel, key: str | None, placement: Placement
     ) -> ToolResult:
         """Judge, then file or run: a proposal, a refusal, or the call's answer."""
+        if tool.writes and self.health is not None:
+            self.health.check()  # the mode the write is judged in reflects the machine now
         try:
             decision = self._judge(call, tool, parsed)
         except FruitctlError as exc:
@@ -250,13 +262,31 @@ class Gateway:
     def _read(self, call: Call, tool: Tool, parsed: BaseModel, placement: Placement) -> ToolResult:
         self._outcomes.started(call, arguments=parsed)
         with _acting(call.actor):
-            try:
-                output = self._runner.read(tool, parsed, placement)
-            except FruitctlError as exc:  # a read changed nothing: a query it cannot take
-                return self._outcomes.refused(call, exc)
-            except Exception as exc:  # a bug in a tool: report it, never its traceback
-                return self._outcomes.crashed(call, exc)
-        return self._outcomes.done(call, output)
+            while True:
+                try:
+                    output = self._runner.read(tool, parsed, placement)
+                except FruitctlError as exc:  # a read changed nothing: a query it cannot take
+                    if self._retries(call, tool, exc, placement):
+                        call.retries += 1
+                        self._outcomes.retried(call, exc)
+                        continue
+                    return self._outcomes.refused(call, exc)
+                except Exception as exc:  # a bug in a tool: report it, never its traceback
+                    return self._outcomes.crashed(call, exc)
+                return self._outcomes.done(call, output)
+
+    @staticmethod
+    def _retries(call: Call, tool: Tool, exc: FruitctlError, placement: Placement) -> bool:
+        """Whether a read that failed runs once more: only a failure marked retryable (a
+        backend that timed out or dropped the connection, a store busy for a moment), only a
+        tool that changes nothing, only once, and only while its deadline leaves room - a call
+        already past it (the gateway's own ``Timeout``) is answered, not run twice as long. A
+        write is never retried here: one that may have landed is settled by its proposal."""
+        if call.retries or not exc.retryable or isinstance(exc, RateLimited | OutcomeUnknown):
+            return False
+        if tool.writes or not tool.definition.annotations.readOnlyHint:
+            return False
+        return (time.perf_counter() - call.started) < placement.seconds
 
     def _write(
         self,

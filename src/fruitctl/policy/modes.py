@@ -6,6 +6,7 @@ call through one held connection (a few microseconds), so a change applies at on
 
 from __future__ import annotations
 
+import json
 import threading
 from collections.abc import Callable
 from typing import Any, cast
@@ -19,10 +20,14 @@ from fruitctl.tools.model import MODES, Mode
 DEFAULT: Mode = "NORMAL"
 _READ = "SELECT value FROM settings WHERE key = 'mode'"
 _WRITE = (
-    "INSERT INTO settings (key, value, updated, updated_by) VALUES ('mode', ?, ?, ?) "
+    "INSERT INTO settings (key, value, updated, updated_by) VALUES (?, ?, ?, ?) "
     "ON CONFLICT (key) DO UPDATE SET value = excluded.value, updated = excluded.updated, "
     "updated_by = excluded.updated_by"
 )
+_AUTOMATIC = "mode_automatic"
+"""The settings row of a mode fruitctl set by itself: JSON ``{"cause", "previous"}``; gone as
+soon as anyone else sets the mode."""
+AUTOMATIC_ACTOR = "fruitctl (automatic)"
 
 
 def parse_mode(text: str) -> Mode:
@@ -64,11 +69,38 @@ class ModeStore:
     standing grant ends, so none outlives it)."""
 
     def set(self, mode: str, actor: str) -> Mode:
-        chosen = parse_mode(mode)
+        """A person's (or a process's) choice of mode; it ends any mode fruitctl set by itself,
+        so fruitctl never takes it back (``automatic``)."""
+        return self._set(parse_mode(mode), actor, None)
+
+    def set_automatic(self, mode: Mode, cause: str, previous: Mode | None) -> Mode:
+        """fruitctl's own change of mode (``policy.health``), for ``cause``: ``previous`` is the
+        mode it came from, to return to (None: it is returning, and the record ends)."""
+        note = None if previous is None else {"cause": cause, "previous": previous}
+        return self._set(mode, f"{AUTOMATIC_ACTOR}: {cause}", note)
+
+    def automatic(self) -> dict[str, Any] | None:
+        """The mode fruitctl set by itself and still holds: ``{"cause", "previous"}``, or None
+        when nobody set one or a person has set the mode since."""
+        with self._lock:
+            row = self._conn.execute(
+                "SELECT value FROM settings WHERE key = ?", (_AUTOMATIC,)
+            ).fetchone()
+        if row is None or not row[0]:
+            return None
+        note: dict[str, Any] = json.loads(row[0])
+        return note
+
+    def _set(self, chosen: Mode, actor: str, note: dict[str, Any] | None) -> Mode:
+        at = format_datetime(now())
         with self._lock:
             self._conn.execute("BEGIN IMMEDIATE")
             try:
-                self._conn.execute(_WRITE, (chosen, format_datetime(now()), actor))
+                self._conn.execute(_WRITE, ("mode", chosen, at, actor))
+                if note is None:
+                    self._conn.execute("DELETE FROM settings WHERE key = ?", (_AUTOMATIC,))
+                else:
+                    self._conn.execute(_WRITE, (_AUTOMATIC, json.dumps(note), at, actor))
                 self._conn.execute("COMMIT")
                 self._seen = None  # our own commit does not move data_version for us
             except BaseException:

@@ -21,12 +21,15 @@ def direct_writes(gateway: Gateway) -> list[str]:
 
 def when_things_change(gateway: Gateway) -> str:
     """One sentence for the footer: whether an agent's writes wait for approval, in this mode."""
-    mode = gateway.policy.modes.get()
+    modes = gateway.policy.modes
+    mode = modes.get()
+    held = modes.automatic()
+    why = "" if held is None else f" (set by fruitctl itself: {held['cause']})"
     direct = direct_writes(gateway)
     if not direct:
-        return f"{mode} mode: an agent's write changes nothing until you approve it"
+        return f"{mode} mode{why}: an agent's write changes nothing until you approve it"
     verb = "runs" if len(direct) == 1 else "run"
     return (
-        f"{mode} mode: {', '.join(direct)} {verb} without asking you (governance.yaml); "
+        f"{mode} mode{why}: {', '.join(direct)} {verb} without asking you (governance.yaml); "
         "an agent's other writes wait for your approval"
     )
