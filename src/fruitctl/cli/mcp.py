@@ -172,10 +172,12 @@ def front(app: App) -> DaemonTools | RefusingTools | None:
 
 
 def here(app: App) -> PagedTools:
-    """The tools run by this process's gateway, proposals linked to a daemon's page."""
+    """The tools run by this process's gateway, proposals linked to a daemon's page. The
+    gateway is built when the client first needs it (its first ``tools/list`` or call), so
+    ``initialize`` is answered without loading the catalog, the store or any backend."""
     from fruitctl.cli.mcp_here import PagedTools, daemon_page
 
-    return PagedTools(app.gateway, daemon_page(app.config.paths.socket_file))
+    return PagedTools(lambda: app.gateway, daemon_page(app.config.paths.socket_file))
 
 
 def _access(app: App) -> tuple[dict[str, str], dict[str, str]]:
