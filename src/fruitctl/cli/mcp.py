@@ -17,7 +17,6 @@ import anyio
 import typer
 
 from fruitctl.cli.app import services
-from fruitctl.cli.mcp_config import CLIENTS
 from fruitctl.daemon.lifecycle import RuntimeFiles
 from fruitctl.transports.mcp_route import MAC, choose
 
@@ -60,6 +59,8 @@ def mcp_command(
     """Serve fruitctl's tools to an MCP client (Claude Desktop, Claude Code, Codex, Cursor).
     When fruitctl's daemon runs, the tools run there."""
     if print_config is not None:
+        from fruitctl.cli.mcp_config import CLIENTS
+
         if print_config not in CLIENTS:
             known = ", ".join(CLIENTS)
             raise typer.BadParameter(f"'{print_config}' is not one of {known}.")
