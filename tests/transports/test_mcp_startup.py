@@ -135,3 +135,40 @@ def test_the_first_call_loads_what_it_needs(home: Path, tmp_path: Path) -> None:
     found = loaded_after(home, tmp_path, [INITIALIZE, INITIALIZED, call])
     assert {"sqlalchemy", "fruitctl.gateway", "fruitctl.backends.local"} <= found
     assert "fruitctl.capabilities.reminders.service" in found
+
+
+CATALOG = (
+    "import sys\n"
+    "from fruitctl.capabilities import all_tools\n"
+    "all_tools()\n"
+    "print('\\n'.join(sorted(sys.modules)))\n"
+)
+READERS = (
+    "psutil",
+    "sqlalchemy",
+    "fruitctl.store",
+    "fruitctl.backends",
+    "fruitctl.capabilities.reminders.service",
+    "fruitctl.capabilities.calendar.service",
+    "fruitctl.capabilities.things.service",
+    "fruitctl.capabilities.files.service",
+    "fruitctl.capabilities.system.service.metrics",
+    "fruitctl.capabilities.system.service.processes",
+    "fruitctl.capabilities.system.service.logs",
+)
+"""What runs a tool, never what declares it: none loads with the catalog."""
+
+
+def test_the_catalog_is_its_declarations_without_the_services_that_run_them() -> None:
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join([SOURCE, os.environ.get("PYTHONPATH", "")])}
+    done = subprocess.run(
+        [sys.executable, "-c", CATALOG],
+        capture_output=True,
+        text=True,
+        env=env,
+        timeout=60,
+        check=True,
+    )
+    found = set(done.stdout.split())
+    assert "fruitctl.capabilities.system.tools" in found  # the catalog did load
+    assert under(found, READERS) == []
