@@ -172,3 +172,47 @@ def test_the_catalog_is_its_declarations_without_the_services_that_run_them() ->
     found = set(done.stdout.split())
     assert "fruitctl.capabilities.system.tools" in found  # the catalog did load
     assert under(found, READERS) == []
+
+
+@pytest.mark.slow
+def test_a_governance_file_that_does_not_load_is_the_first_requests_error_until_fixed(
+    home: Path,
+) -> None:
+    home.mkdir(parents=True, exist_ok=True)
+    rules = home / "governance.yaml"
+    rules.write_text("modes: [broken\n")
+    env = {**os.environ, "FRUITCTL_HOME": str(home), "FRUITCTL_IN_PROCESS": "1"}
+    env["PYTHONPATH"] = os.pathsep.join([SOURCE, os.environ.get("PYTHONPATH", "")])
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "fruitctl", "mcp"],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        env=env,
+        bufsize=0,
+        start_new_session=True,
+    )
+    try:
+        wire = Wire(proc)
+        wire.send(INITIALIZE)
+        assert "result" in wire.replies({1})[1]
+        wire.send(INITIALIZED)
+        wire.send({"jsonrpc": "2.0", "id": 2, "method": "tools/list", "params": {}})
+        failed = wire.replies({2})[2]["error"]
+        assert failed["code"] == -32603
+        assert f"{rules}:2: not valid YAML" in failed["message"]
+        rules.unlink()  # fixed: the next request builds the gateway
+        wire.send({"jsonrpc": "2.0", "id": 3, "method": "tools/list", "params": {}})
+        assert wire.replies({3})[3]["result"]["tools"]
+        assert proc.stdin is not None
+        proc.stdin.close()
+        assert proc.wait(timeout=EXIT_TIMEOUT_S) == 0
+        assert proc.stderr is not None
+        assert "governance.yaml" in proc.stderr.read().decode()
+    finally:
+        if proc.poll() is None:
+            os.killpg(proc.pid, signal.SIGKILL)
+            proc.wait()
+        for pipe in (proc.stdout, proc.stderr):
+            if pipe is not None:
+                pipe.close()

@@ -11,6 +11,7 @@ with the command that approves it.
 from __future__ import annotations
 
 import json
+import sys
 import threading
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any, Protocol
@@ -26,6 +27,7 @@ from fruitctl import __version__
 from fruitctl.approvals.allowance import OFFERED, SCOPES, Allowance
 from fruitctl.capabilities import toolsets
 from fruitctl.capabilities.toolsets import ToolSet
+from fruitctl.config_files import ConfigError
 from fruitctl.domain import error_table
 from fruitctl.domain.actors import Actor, display_name
 from fruitctl.domain.errors import FruitctlError, MethodNotFound
@@ -101,9 +103,16 @@ class InProcessTools:
         return self._built
 
     async def _ready(self) -> Any:
-        """The gateway, built off the event loop the first time."""
+        """The gateway, built off the event loop the first time. What stops it being built (a
+        governance.yaml that does not load, a store that cannot be opened) is the request's
+        error, said on stderr too; each later request tries again."""
         if self._built is None:
-            await anyio.to_thread.run_sync(lambda: self._gateway)
+            try:
+                await anyio.to_thread.run_sync(lambda: self._gateway)
+            except FruitctlError as exc:
+                raise _unbuilt(error_table.row_of(exc.code).jsonrpc, exc.message) from None
+            except ConfigError as exc:
+                raise _unbuilt(UNBUILT, str(exc)) from None
         return self._built
 
     async def listing(self) -> list[types.Tool]:
@@ -142,6 +151,14 @@ class InProcessTools:
             lambda: gateway.decide(proposal_id, action, who, reason, allow)
         )
         return decided
+
+
+UNBUILT = error_table.row_of("internal_error").jsonrpc
+
+
+def _unbuilt(code: int, message: str) -> MCPError:
+    print(f"fruitctl mcp: the tools cannot run: {message}", file=sys.stderr, flush=True)
+    return MCPError(code, f"fruitctl cannot run its tools: {message}")
 
 
 def build_server(
