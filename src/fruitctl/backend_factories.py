@@ -11,13 +11,14 @@ import sys
 import weakref
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 from urllib.parse import urlsplit
 
 from fruitctl.config import Config, ConfigError, WebConfig
-from fruitctl.domain.hosts import DomainRules
-from fruitctl.ports import CalendarBackend, RemindersBackend
-from fruitctl.store import open_database
+
+if TYPE_CHECKING:  # each backend's modules (and the store's SQLAlchemy) load when it is built
+    from fruitctl.domain.hosts import DomainRules
+    from fruitctl.ports import CalendarBackend, RemindersBackend
 
 
 def web_search_service(web: WebConfig, rules: DomainRules) -> Any:
@@ -50,6 +51,7 @@ def reminders_backend_factory(config: Config) -> Callable[[Config], Any]:
 
 def local_reminders(config: Config) -> RemindersBackend:
     from fruitctl.backends.local import LocalReminders
+    from fruitctl.store import open_database
 
     return LocalReminders(open_database(config.paths.local_db, "local"))
 
@@ -83,6 +85,7 @@ def _caldav_mirror(config: Config) -> tuple[Any, Any]:
     """The account's settings and its mirror: the one a backend of this process is using, or a
     new one (which syncs before its first read)."""
     from fruitctl.backends import caldav
+    from fruitctl.store import open_database
 
     settings = _caldav_settings(config)  # a bad [caldav] section fails before a file is made
     key = (config.paths.caldav_db, settings)
@@ -175,6 +178,7 @@ def calendar_backend_factory(config: Config) -> Callable[[Config], Any]:
 
 def local_calendars(config: Config) -> CalendarBackend:
     from fruitctl.backends.local.calendars import LocalCalendars
+    from fruitctl.store import open_database
 
     return LocalCalendars(open_database(config.paths.local_db, "local"))
 

@@ -9,18 +9,9 @@ from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 from functools import cached_property
 from pathlib import Path
-from typing import Any
-
-from sqlalchemy import Engine
+from typing import TYPE_CHECKING, Any
 
 from fruitctl import config as config_module
-from fruitctl import telemetry
-from fruitctl.approvals.allowance import Allowance
-from fruitctl.approvals.allowlists import Allowlists
-from fruitctl.approvals.audit import AuditLog
-from fruitctl.approvals.engine import Approvals
-from fruitctl.approvals.grants import GrantStore
-from fruitctl.approvals.store import ProposalStore
 from fruitctl.backend_factories import (
     PERSONAL_STORES,
     backend_name,
@@ -30,32 +21,36 @@ from fruitctl.backend_factories import (
     web_search_service,
 )
 from fruitctl.capabilities import all_tools, toolsets
-from fruitctl.capabilities.calendar.service import CalendarService
-from fruitctl.capabilities.context import Context
-from fruitctl.capabilities.reminders.service import RemindersService
-from fruitctl.capabilities.things.service import ThingsService
-from fruitctl.capabilities.toolsets import ToolSet
 from fruitctl.config import Config, ConfigError
 from fruitctl.config_drift import ConfigWatch
 from fruitctl.domain.actors import Actor
 from fruitctl.domain.dates import use_zone
-from fruitctl.domain.errors import InvalidParams, StorageFault, StoreBusy
-from fruitctl.domain.hosts import DomainRules
-from fruitctl.gateway import Action, Gateway
-from fruitctl.policy import governance as governance_module
-from fruitctl.policy.engine import Policy
-from fruitctl.policy.health import Health, machine
-from fruitctl.policy.modes import ModeStore
-from fruitctl.policy.reload import LiveGovernance
-from fruitctl.ports import CalendarBackend, RemindersBackend
-from fruitctl.services.demo import DemoService
-from fruitctl.services.doctor import DoctorService
-from fruitctl.services.sync import SyncService
-from fruitctl.store import check as check_database
-from fruitctl.store import open_database
-from fruitctl.store.faults import translate as translate_fault
-from fruitctl.tools.model import Tool, ToolDefinition
-from fruitctl.tools.registry import ToolRegistry
+from fruitctl.domain.errors import InvalidParams
+
+# What a part needs is imported where that part is built (a cached property below): a command
+# that never opens the store or builds the gateway - ``fruitctl mcp`` until its client's first
+# call - loads none of SQLAlchemy, the backends or the services.
+if TYPE_CHECKING:
+    from sqlalchemy import Engine
+
+    from fruitctl import telemetry
+    from fruitctl.approvals.allowance import Allowance
+    from fruitctl.approvals.allowlists import Allowlists
+    from fruitctl.approvals.audit import AuditLog
+    from fruitctl.approvals.engine import Approvals
+    from fruitctl.approvals.grants import GrantStore
+    from fruitctl.capabilities.calendar.service import CalendarService
+    from fruitctl.capabilities.files.kept import KeptFiles
+    from fruitctl.capabilities.reminders.service import RemindersService
+    from fruitctl.capabilities.things.service import ThingsService
+    from fruitctl.capabilities.toolsets import ToolSet
+    from fruitctl.gateway import Action, Gateway
+    from fruitctl.policy.modes import ModeStore
+    from fruitctl.ports import CalendarBackend, RemindersBackend
+    from fruitctl.services.demo import DemoService
+    from fruitctl.services.doctor import DoctorService
+    from fruitctl.services.sync import SyncService
+    from fruitctl.tools.model import Tool, ToolDefinition
 
 CLI_ACTOR = Actor("human", f"cli:{getpass.getuser()}")
 
@@ -85,6 +80,8 @@ class App:
 
     @cached_property
     def reminders(self) -> RemindersService:
+        from fruitctl.capabilities.reminders.service import RemindersService
+
         settings = self.config.settings.reminders
         return RemindersService(self.backend, notes_preview_chars=settings.notes_preview_chars)
 
@@ -99,6 +96,8 @@ class App:
 
     @cached_property
     def calendar(self) -> CalendarService:
+        from fruitctl.capabilities.calendar.service import CalendarService
+
         settings = self.config.settings.calendar
         return CalendarService(
             self.calendar_backend, notes_preview_chars=settings.notes_preview_chars
@@ -108,6 +107,7 @@ class App:
     def things(self) -> ThingsService:
         """Things 3, when its database is found (``[things] database`` or Things' own place)."""
         from fruitctl.backends import things
+        from fruitctl.capabilities.things.service import ThingsService
 
         settings = self.config.settings.things
         configured = settings.database
@@ -140,12 +140,16 @@ class App:
     @cached_property
     def syncing(self) -> SyncService:
         """``fruitctl sync``: refresh whichever backend mirrors a server (CalDAV)."""
+        from fruitctl.services.sync import SyncService
+
         return SyncService(
             {"reminders": lambda: self.backend, "calendar": lambda: self.calendar_backend}
         )
 
     @cached_property
     def doctor(self) -> DoctorService:
+        from fruitctl.services.doctor import DoctorService
+
         settings = self.config.settings
         names = {
             service: f"{configured} -> {backend_name(configured)}"
@@ -166,6 +170,8 @@ class App:
 
     def _stores(self) -> dict[str, dict[str, Any]]:
         """Each of fruitctl's own databases, checked (``doctor``)."""
+        from fruitctl.store import check as check_database
+
         paths = self.config.paths
         return {
             "state": check_database(paths.state_db, "state"),
@@ -174,6 +180,8 @@ class App:
 
     @cached_property
     def demo(self) -> DemoService:
+        from fruitctl.services.demo import DemoService
+
         personal = {
             backend_name(self.config.settings.reminders.backend),
             backend_name(self.config.settings.calendar.backend),
@@ -189,12 +197,16 @@ class App:
 
     @cached_property
     def state(self) -> Engine:
+        from fruitctl.store import open_database
+
         engine = open_database(self.config.paths.state_db, "state")
         self._closers.append(engine.dispose)
         return engine
 
     @cached_property
     def modes(self) -> ModeStore:
+        from fruitctl.policy.modes import ModeStore
+
         store = ModeStore(self.state)
         store.on_lockdown = lambda by: self.grants.revoke_all(by, "The mode changed to LOCKDOWN.")
         self._closers.append(store.close)
@@ -203,20 +215,28 @@ class App:
     @cached_property
     def ledger(self) -> Engine:
         """state.db for proposals and the audit log: every commit synced to disk (FULL)."""
+        from fruitctl.store import open_database
+
         engine = open_database(self.config.paths.state_db, "state", synchronous="FULL")
         self._closers.append(engine.dispose)
         return engine
 
     @cached_property
     def audit(self) -> AuditLog:
+        from fruitctl.approvals.audit import AuditLog
+
         return AuditLog(self.ledger)
 
     @cached_property
     def grants(self) -> GrantStore:
+        from fruitctl.approvals.grants import GrantStore
+
         return GrantStore(self.ledger, self.audit)
 
     @cached_property
     def allowlists(self) -> Allowlists:
+        from fruitctl.approvals.allowlists import Allowlists
+
         return Allowlists(self.ledger, self.audit)
 
     @property
@@ -227,6 +247,18 @@ class App:
 
     @cached_property
     def gateway(self) -> Gateway:
+        from fruitctl import telemetry
+        from fruitctl.approvals.engine import Approvals
+        from fruitctl.approvals.store import ProposalStore
+        from fruitctl.capabilities.context import Context
+        from fruitctl.gateway import Gateway
+        from fruitctl.policy import governance as governance_module
+        from fruitctl.policy.engine import Policy
+        from fruitctl.policy.health import Health, machine
+        from fruitctl.policy.reload import LiveGovernance
+        from fruitctl.store.faults import translate as translate_fault
+        from fruitctl.tools.registry import ToolRegistry
+
         catalog = all_tools()
         paths = self.config.paths
         rules = LiveGovernance(
@@ -320,6 +352,9 @@ class App:
     def _governance_state(self) -> dict[str, Any]:
         """The rules in force and whether governance.yaml as it is now is (``LiveGovernance``);
         in a process that has not built its gateway, whether the file loads."""
+        from fruitctl.policy import governance as governance_module
+        from fruitctl.policy.reload import LiveGovernance
+
         if "gateway" in self.__dict__:  # built: its rules, read again if the file changed
             rules = self.gateway.policy.governance
             if isinstance(rules, LiveGovernance):
@@ -361,6 +396,8 @@ class App:
         return self.gateway.decide(proposal_id, action, actor, reason, allow)
 
     def stats(self, since: float) -> list[dict[str, Any]]:
+        from fruitctl import telemetry
+
         self.gateway.flush()  # this process's buffered calls count too
         return telemetry.call_stats(self.state, since)
 
@@ -372,8 +409,7 @@ class App:
 
     def _factories(self) -> dict[str, Callable[[], Any]]:
         from fruitctl.capabilities.files.kept import KeptFiles
-        from fruitctl.capabilities.files.service import FileService
-        from fruitctl.capabilities.system.service import SystemService
+        from fruitctl.domain.hosts import DomainRules
 
         kept = KeptFiles(self.config.paths.kept_files)
 
@@ -383,12 +419,24 @@ class App:
             "reminders": lambda: self.reminders,
             "calendar": lambda: self.calendar,
             "things": lambda: self.things,
-            "files": lambda: FileService(kept),
-            "system": SystemService,
+            "files": lambda: _files(kept),
+            "system": _system,
             # No rules of its own: the tool hands it the web_search rules in force at each
             # call (governance.yaml is read again when it changes; a copy here would go stale).
             "web": lambda: web_search_service(self.config.settings.web, DomainRules()),
         }
+
+
+def _files(kept: KeptFiles) -> Any:
+    from fruitctl.capabilities.files.service import FileService
+
+    return FileService(kept)
+
+
+def _system() -> Any:
+    from fruitctl.capabilities.system.service import SystemService
+
+    return SystemService()
 
 
 def build(config: Config | None = None) -> App:
@@ -412,6 +460,8 @@ def _recover(gateway: Gateway, log: telemetry.EventLog) -> None:
     """Finish what a killed process left half-approved - when the store lets us now. A store
     another process is writing, or one that cannot be written, is left for a later start:
     recovery never stops a command (reading proposals, above all) from running."""
+    from fruitctl.domain.errors import StorageFault, StoreBusy
+
     try:
         recovered = gateway.recover()
     except (StoreBusy, StorageFault) as exc:

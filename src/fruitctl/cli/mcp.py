@@ -17,7 +17,6 @@ import anyio
 import typer
 
 from fruitctl.cli.app import services
-from fruitctl.cli.mcp_config import CLIENTS
 from fruitctl.daemon.lifecycle import RuntimeFiles
 from fruitctl.transports.mcp_route import MAC, choose
 
@@ -60,6 +59,8 @@ def mcp_command(
     """Serve fruitctl's tools to an MCP client (Claude Desktop, Claude Code, Codex, Cursor).
     When fruitctl's daemon runs, the tools run there."""
     if print_config is not None:
+        from fruitctl.cli.mcp_config import CLIENTS
+
         if print_config not in CLIENTS:
             known = ", ".join(CLIENTS)
             raise typer.BadParameter(f"'{print_config}' is not one of {known}.")
@@ -172,10 +173,12 @@ def front(app: App) -> DaemonTools | RefusingTools | None:
 
 
 def here(app: App) -> PagedTools:
-    """The tools run by this process's gateway, proposals linked to a daemon's page."""
+    """The tools run by this process's gateway, proposals linked to a daemon's page. The
+    gateway is built when the client first needs it (its first ``tools/list`` or call), so
+    ``initialize`` is answered without loading the catalog, the store or any backend."""
     from fruitctl.cli.mcp_here import PagedTools, daemon_page
 
-    return PagedTools(app.gateway, daemon_page(app.config.paths.socket_file))
+    return PagedTools(lambda: app.gateway, daemon_page(app.config.paths.socket_file))
 
 
 def _access(app: App) -> tuple[dict[str, str], dict[str, str]]:

@@ -26,8 +26,8 @@ class PagedTools(InProcessTools):
     The page is asked for at each proposal (so a daemon that starts or stops meanwhile is
     seen), unless ``[http] public_url`` names it: the answer then carries it already."""
 
-    def __init__(self, gateway: Any, daemon_page: Callable[[], str | None]) -> None:
-        super().__init__(gateway)
+    def __init__(self, build: Callable[[], Any], daemon_page: Callable[[], str | None]) -> None:
+        super().__init__(build=build)
         self._daemon_page = daemon_page
         self._found = False  # whether the approvals link to a page found here
 

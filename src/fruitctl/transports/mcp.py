@@ -11,6 +11,9 @@ with the command that approves it.
 from __future__ import annotations
 
 import json
+import sys
+import threading
+from collections.abc import Callable
 from typing import TYPE_CHECKING, Any, Protocol
 
 import anyio
@@ -24,6 +27,7 @@ from fruitctl import __version__
 from fruitctl.approvals.allowance import OFFERED, SCOPES, Allowance
 from fruitctl.capabilities import toolsets
 from fruitctl.capabilities.toolsets import ToolSet
+from fruitctl.config_files import ConfigError
 from fruitctl.domain import error_table
 from fruitctl.domain.actors import Actor, display_name
 from fruitctl.domain.errors import FruitctlError, MethodNotFound
@@ -77,25 +81,60 @@ class McpTools(Protocol):
 
 
 class InProcessTools:
-    """The tools run by the gateway in this process."""
+    """The tools run by the gateway in this process: ``gateway``, or the one ``build`` makes
+    when the first request needs it (``fruitctl mcp`` answers ``initialize`` before it loads
+    the catalog, opens the store or finishes half-done approvals)."""
 
-    def __init__(self, gateway: Any) -> None:
-        self._gateway = gateway
+    def __init__(self, gateway: Any = None, *, build: Callable[[], Any] | None = None) -> None:
+        if (gateway is None) == (build is None):
+            raise TypeError("InProcessTools takes a gateway or what builds one, not both.")
+        self._built = gateway
+        self._build = build
+        self._building = threading.Lock()
+
+    @property
+    def _gateway(self) -> Any:
+        """The gateway, built once (a failed build is tried again by the next request)."""
+        if self._built is None:
+            with self._building:
+                if self._built is None:
+                    assert self._build is not None
+                    self._built = self._build()
+        return self._built
+
+    async def _ready(self) -> Any:
+        """The gateway, built off the event loop the first time. What stops it being built (a
+        governance.yaml that does not load, a store that cannot be opened) is the request's
+        error, said on stderr too; each later request tries again."""
+        if self._built is None:
+            try:
+                await anyio.to_thread.run_sync(lambda: self._gateway)
+            except FruitctlError as exc:
+                raise _unbuilt(error_table.row_of(exc.code).jsonrpc, exc.message) from None
+            except ConfigError as exc:
+                raise _unbuilt(UNBUILT, str(exc)) from None
+        return self._built
 
     async def listing(self) -> list[types.Tool]:
-        return [describe(d) for d in self._gateway.registry.list_tools()]
+        gateway = await self._ready()
+        return [describe(d) for d in gateway.registry.list_tools()]
 
     def known(self, name: str) -> bool:
         return self._gateway.registry.get(name) is not None
 
+    async def ready(self) -> None:
+        """Built, when it was deferred; at once after that."""
+        await self._ready()
+
     async def call(self, name: str, args: dict[str, Any] | None, actor: Actor) -> ToolResult:
-        result: ToolResult = await self._gateway.ainvoke(name, args, actor)
-        if self._gateway.approvals is None:  # nothing can be asked: never treated as pending
+        gateway = await self._ready()
+        result: ToolResult = await gateway.ainvoke(name, args, actor)
+        if gateway.approvals is None:  # nothing can be asked: never treated as pending
             return result.model_copy(update={"metadata": {}})
         return result
 
     async def proposal(self, proposal_id: str, actor: Actor) -> dict[str, Any]:
-        approvals = self._gateway.approvals
+        approvals = (await self._ready()).approvals
         found: dict[str, Any] = await anyio.to_thread.run_sync(lambda: approvals.get(proposal_id))
         return found
 
@@ -107,11 +146,19 @@ class InProcessTools:
         reason: str | None,
         allow: Allowance | None = None,
     ) -> dict[str, Any]:
-        gateway = self._gateway
+        gateway = await self._ready()
         decided: dict[str, Any] = await anyio.to_thread.run_sync(
             lambda: gateway.decide(proposal_id, action, who, reason, allow)
         )
         return decided
+
+
+UNBUILT = error_table.row_of("internal_error").jsonrpc
+
+
+def _unbuilt(code: int, message: str) -> MCPError:
+    print(f"fruitctl mcp: the tools cannot run: {message}", file=sys.stderr, flush=True)
+    return MCPError(code, f"fruitctl cannot run its tools: {message}")
 
 
 def build_server(
@@ -142,6 +189,8 @@ def build_server(
             raise MCPError(
                 METHOD_NOT_FOUND, MethodNotFound.not_offered(params.name, allowed).message
             )
+        if isinstance(runner, InProcessTools):
+            await runner.ready()  # a first request that is a call: built off the event loop
         if not runner.known(params.name):  # a protocol error, not a tool result
             raise MCPError(METHOD_NOT_FOUND, MethodNotFound.tool(params.name).message)
         actor = _actor(ctx)

@@ -33,7 +33,6 @@ from pydantic import ValidationError
 from fruitctl.domain.actors import Actor
 from fruitctl.domain.errors import BackendUnavailable, FruitctlError, InternalError
 from fruitctl.tools.model import ToolResult
-from fruitctl.tools.outputs import Pending
 from fruitctl.transports.mcp import output_schema
 from fruitctl.transports.rpc.client import DaemonClient, gone
 
@@ -207,6 +206,8 @@ def failed(name: str, error: FruitctlError) -> ToolResult:
 def _is_pending(output: Any) -> bool:
     """Whether a write's answer is the pending answer (``outputs.Pending``, the one type the
     gateway answers when it files a proposal - with the items left out of a batch, too)."""
+    from fruitctl.tools.outputs import Pending  # its models load on the first write's answer
+
     try:
         Pending.model_validate(output)
     except ValidationError:

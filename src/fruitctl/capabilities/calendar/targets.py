@@ -9,7 +9,6 @@ from __future__ import annotations
 from collections.abc import Iterator, Sequence
 from typing import Any
 
-from fruitctl.capabilities.calendar.service import find_calendar
 from fruitctl.capabilities.context import Context
 from fruitctl.domain import accounts
 from fruitctl.domain.calendar import Calendar
@@ -41,6 +40,8 @@ def _refused(name: str) -> CalendarNotAllowed:
 def _touched_calendars(
     args: Any, ctx: Context, calendars: Sequence[Calendar]
 ) -> Iterator[Calendar | str]:
+    from fruitctl.capabilities.calendar.service import find_calendar  # with the first write
+
     if getattr(args, "id", None) is not None:  # an update or delete: where the event is now
         yield from _current_calendar(args.id, ctx, calendars)
     elif getattr(args, "calendar", None) is None and calendars:  # a create into the default

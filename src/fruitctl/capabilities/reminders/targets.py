@@ -11,7 +11,6 @@ from collections.abc import Iterator, Sequence
 from typing import Any
 
 from fruitctl.capabilities.context import Context
-from fruitctl.capabilities.reminders.service import find_list
 from fruitctl.domain import accounts
 from fruitctl.domain.errors import ListNotAllowed, NotFound
 from fruitctl.domain.reminders import ReminderList
@@ -67,6 +66,8 @@ def _named(selector: Any, lists: Sequence[ReminderList]) -> ReminderList | str:
     """The list a selector names (``Ambiguous`` for a shared name: nothing is guessed), or
     what it says when no list answers to it."""
     try:
+        from fruitctl.capabilities.reminders.service import find_list  # with the first write
+
         return find_list(list(lists), selector.name, selector.id)
     except NotFound:
         return str(selector.id if selector.id is not None else selector.name)

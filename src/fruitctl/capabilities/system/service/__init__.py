@@ -13,11 +13,13 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from fruitctl.capabilities.system.service import logs, metrics, processes
 from fruitctl.capabilities.system.service.log_formats import LINES_MAX, SINCE_MAX_MINUTES, LogQuery
-from fruitctl.capabilities.system.service.processes import PID_MAX
 
 __all__ = ["LINES_MAX", "PID_MAX", "SINCE_MAX_MINUTES", "SystemService"]
+
+PID_MAX = 2**31 - 1
+"""The largest pid ``process_health`` takes. Declared here, with the tools' other bounds: the
+readers (psutil, the sandbox's programs) load when a tool first runs, not with the catalog."""
 
 
 @dataclass(frozen=True)
@@ -31,10 +33,14 @@ class SystemService:
 
     def metrics_snapshot(self) -> dict[str, Any]:
         """CPU, load, memory, swap, disks, uptime and (with nvidia-smi) GPUs, right now."""
+        from fruitctl.capabilities.system.service import metrics
+
         return metrics.snapshot(self.cpu_sample_seconds, self.home, self.gpu_timeout)
 
     def process_health(self, name: str | None = None, pid: int | None = None) -> dict[str, Any]:
         """Whether processes with this exact name (or this pid) run, and how they are doing."""
+        from fruitctl.capabilities.system.service import processes
+
         return processes.process_health(name, pid)
 
     def read_logs(
@@ -46,5 +52,7 @@ class SystemService:
     ) -> dict[str, Any]:
         """The last ``lines`` system log entries of the past ``since_minutes``, oldest first,
         optionally only those at ``level`` or more severe and from ``process``."""
+        from fruitctl.capabilities.system.service import logs
+
         query = LogQuery.checked(since_minutes, level, process, lines)
         return logs.read_logs(query, self.log_timeout)

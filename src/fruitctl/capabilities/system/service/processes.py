@@ -10,11 +10,11 @@ from typing import Any
 
 import psutil
 
+from fruitctl.capabilities.system.service import PID_MAX
 from fruitctl.domain.dates import format_epoch
 from fruitctl.domain.errors import InvalidParams
 
 PROCESS_MATCHES_MAX = 100
-PID_MAX = 2**31 - 1
 _CPU_SAMPLE_FOR_PROCESSES = 0.1
 _NOT_RUNNING = frozenset({psutil.STATUS_ZOMBIE, psutil.STATUS_DEAD})
 
