@@ -11,8 +11,6 @@ import subprocess
 import sys
 from collections.abc import Callable
 
-import psutil
-
 from fruitctl.sandbox import seatbelt
 from fruitctl.sandbox.isolation import INIT_SCRIPT, NAMESPACES, Isolation
 from fruitctl.sandbox.reaping import MARK, CallCgroup, kill_tree
@@ -127,6 +125,8 @@ class Confinement:
 
 def _user_tasks() -> int:
     """What RLIMIT_NPROC counts for this user now: threads on Linux, processes elsewhere."""
+    import psutil
+
     me, count = os.getuid(), 0
     for process in psutil.process_iter(["uids", "num_threads"]):
         uids = process.info.get("uids")

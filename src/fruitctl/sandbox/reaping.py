@@ -9,8 +9,10 @@ import secrets
 import signal
 import time
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-import psutil
+if TYPE_CHECKING:  # loaded when a tree is walked: a tool's declaration imports this package
+    import psutil
 
 MARK = "FRUITCTL_SANDBOX_CALL"
 """Environment variable every sandboxed program gets, with a token of its call: what finds an
@@ -80,6 +82,8 @@ def kill_tree(leader: int | None, token: str) -> None:
     """Stop, then kill, every descendant of ``leader`` and every process of this user marked
     with ``token`` - walking again until a walk finds nothing new, so a process that forks or
     starts a session of its own meanwhile is caught (a stopped process forks no more)."""
+    import psutil
+
     held: dict[int, psutil.Process] = {}
     for _ in range(_ROUNDS):
         fresh = [p for p in _descendants(leader) + _marked(token) if p.pid not in held]
@@ -95,6 +99,8 @@ def kill_tree(leader: int | None, token: str) -> None:
 
 
 def _descendants(leader: int | None) -> list[psutil.Process]:
+    import psutil
+
     if leader is None:
         return []
     try:
@@ -104,6 +110,8 @@ def _descendants(leader: int | None) -> list[psutil.Process]:
 
 
 def _marked(token: str) -> list[psutil.Process]:
+    import psutil
+
     wanted = f"{MARK}={token}"
     found: list[psutil.Process] = []
     me = os.getuid()

@@ -6,7 +6,6 @@ from __future__ import annotations
 import os
 from typing import Any
 
-from fruitctl.capabilities.files.service import not_deletable
 from fruitctl.policy.governance import ToolRules
 from fruitctl.policy.targets import path_check
 from fruitctl.tools.context import ToolContext
@@ -23,6 +22,8 @@ def _deletable(args: Any, rules: ToolRules, ctx: ToolContext) -> None:
         mode = os.stat(args.path, follow_symlinks=False).st_mode
     except OSError:  # nothing there (or no access): the deletion itself says so
         return
+    from fruitctl.capabilities.files.service import not_deletable  # what runs the tool
+
     refused = not_deletable(mode, args.path)
     if refused is not None:
         raise refused
