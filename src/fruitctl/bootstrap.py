@@ -4,7 +4,6 @@ the tool catalog, and hands the front doors a ready gateway."""
 
 from __future__ import annotations
 
-import getpass
 from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 from functools import cached_property
@@ -37,7 +36,7 @@ from fruitctl.capabilities.things.service import ThingsService
 from fruitctl.capabilities.toolsets import ToolSet
 from fruitctl.config import Config, ConfigError
 from fruitctl.config_drift import ConfigWatch
-from fruitctl.domain.actors import Actor
+from fruitctl.domain.actors import CLI_ACTOR, Actor
 from fruitctl.domain.dates import use_zone
 from fruitctl.domain.errors import InvalidParams, StorageFault, StoreBusy
 from fruitctl.domain.hosts import DomainRules
@@ -55,8 +54,6 @@ from fruitctl.store import open_database
 from fruitctl.store.faults import translate as translate_fault
 from fruitctl.tools.model import Tool, ToolDefinition
 from fruitctl.tools.registry import ToolRegistry
-
-CLI_ACTOR = Actor("human", f"cli:{getpass.getuser()}")
 
 
 @dataclass

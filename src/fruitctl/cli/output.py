@@ -14,11 +14,10 @@ from collections.abc import Callable, Collection, Iterable, Iterator, Sequence
 from contextlib import contextmanager
 from typing import Any, NoReturn
 
-import typer
 from rich.console import Console
 from rich.text import Text
 
-from fruitctl.config import ConfigError
+from fruitctl.config_files import ConfigError
 from fruitctl.domain import error_table
 from fruitctl.domain.errors import FruitctlError
 from fruitctl.domain.text import code_point, is_hidden
@@ -118,6 +117,22 @@ def show_table(
     out.print(table)
 
 
+def leave(code: int, cause: BaseException | None = None) -> NoReturn:
+    """End the command with exit status ``code``: as Typer's ``Exit`` when Typer runs it (it
+    then closes what the command opened), else as ``SystemExit`` - the short way to a daemon
+    (``cli.fast``) runs without Typer, and does not load it to say goodbye."""
+    typer = sys.modules.get("typer")
+    if typer is None:
+        raise SystemExit(code) from cause
+    raise typer.Exit(code) from cause
+
+
+def _typer_endings() -> tuple[type[BaseException], ...]:
+    """Typer's ways to end a command (``Exit``, ``Abort``): not failures; none without Typer."""
+    typer = sys.modules.get("typer")
+    return () if typer is None else (typer.Exit, typer.Abort)
+
+
 def emit_json(data: Any) -> None:
     sys.stdout.write(json.dumps(data, indent=2, ensure_ascii=False) + "\n")
 
@@ -132,7 +147,7 @@ def fail(
         emit_json({"error": body})
     else:
         err.print(f"[bold red]error:[/] {_escape(message)}")
-    raise typer.Exit(error_table.exit_status(code))
+    leave(error_table.exit_status(code))
 
 
 @contextmanager
@@ -147,17 +162,17 @@ def reporting(as_json: bool) -> Iterator[None]:
             emit_json({"error": {"code": "config_error", "message": str(exc)}})
         else:
             err.print(f"[bold red]config error:[/] {_escape(str(exc))}")
-        raise typer.Exit(CONFIG_ERROR) from exc
+        leave(CONFIG_ERROR, exc)
     except StartupError as exc:
         if as_json:
             emit_json({"error": {"code": "cannot_start", "message": str(exc)}})
         else:
             err.print(f"[bold red]error:[/] {_escape(str(exc))}")
-        raise typer.Exit(exc.exit_code) from exc
-    except (typer.Exit, typer.Abort, KeyboardInterrupt):
+        leave(exc.exit_code, exc)
+    except KeyboardInterrupt:
         raise
     except Exception as exc:  # a bug: one line, not a traceback (FRUITCTL_DEBUG=1 shows it)
-        if os.environ.get("FRUITCTL_DEBUG") == "1":
+        if isinstance(exc, _typer_endings()) or os.environ.get("FRUITCTL_DEBUG") == "1":
             raise
         reason = " ".join(str(exc).split())[:200]
         fail(
@@ -198,7 +213,7 @@ def exit_if_pending(result: Any) -> None:
     it as done, so the command exits with ``approval_required``'s status (6), its answer
     printed."""
     if is_pending(result):
-        raise typer.Exit(error_table.exit_status("approval_required"))
+        leave(error_table.exit_status("approval_required"))
 
 
 def is_pending(result: Any) -> bool:
@@ -229,7 +244,7 @@ def report_failures(failed: list[dict[str, Any]], as_json: bool) -> None:
         for item in failed:
             where = item.get("id", f"item {item.get('index')}")
             err.print(f"[bold red]failed:[/] {_escape(str(where))}: {_escape(item['error'])}")
-    raise typer.Exit(PARTIAL_FAILURE)
+    leave(PARTIAL_FAILURE)
 
 
 def _escape(text: str) -> str:
