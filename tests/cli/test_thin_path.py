@@ -22,6 +22,7 @@ pytestmark = [pytest.mark.process, pytest.mark.slow]
 
 HEAVY = ("sqlalchemy", "fruitctl.bootstrap", "fruitctl.backend_factories", "fruitctl.backends")
 PARSING = ("typer", "click", "pydantic", "pydantic_settings", "fruitctl.config")
+NO_TEXT = ("rich",)  # an exact JSON answer draws nothing
 PING = json.dumps({"jsonrpc": "2.0", "id": 1, "method": "system.ping"})
 SHORT = [["reminders", "list"], ["reminders", "list", "--json"], ["lists", "--json"], ["rpc", PING]]
 # Shapes the short way leaves to Typer: still no store nor backend.
@@ -65,6 +66,8 @@ def test_a_forwarded_command_loads_neither_store_nor_typer(daemon: Daemon, args:
     assert heavy(names) == set()
     assert heavy(names, PARSING) == set()
     assert "fruitctl.cli.thin" in names  # it went the short way, not around it
+    if "--json" in args:
+        assert heavy(names, NO_TEXT) == set()
 
 
 @pytest.mark.parametrize("args", THROUGH_TYPER, ids=" ".join)

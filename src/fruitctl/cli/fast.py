@@ -13,7 +13,6 @@ answering - returns None, and the full CLI runs the command as before.
 from __future__ import annotations
 
 import os
-from collections.abc import Callable
 from typing import Any
 
 from fruitctl.cli import thin
@@ -41,11 +40,14 @@ def run(argv: list[str]) -> int | None:
         return None
     daemon, socket = here
     tool, args, shower = CALLS[words]
-    from fruitctl.cli import render
     from fruitctl.cli.client import LocalClient
     from fruitctl.cli.output import run as answer
 
-    show: Callable[[Any], None] = getattr(render, shower)
+    def show(result: Any) -> None:
+        from fruitctl.cli import render  # rich: only text answers need it, not --json
+
+        getattr(render, shower)(result)
+
     client = LocalClient(daemon=daemon, socket=socket)
     try:
         answer(as_json, lambda: client.call(tool, dict(args)), show)

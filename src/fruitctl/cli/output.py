@@ -12,16 +12,20 @@ import os
 import sys
 from collections.abc import Callable, Collection, Iterable, Iterator, Sequence
 from contextlib import contextmanager
-from typing import Any, NoReturn
-
-from rich.console import Console
-from rich.text import Text
+from typing import TYPE_CHECKING, Any, NoReturn
 
 from fruitctl.config_files import ConfigError
 from fruitctl.domain import error_table
 from fruitctl.domain.errors import FruitctlError
 from fruitctl.domain.text import code_point, is_hidden
 from fruitctl.startup import CANNOT_START, StartupError
+
+if TYPE_CHECKING:
+    from rich.console import Console
+    from rich.text import Text
+
+    out: Console
+    err: Console
 
 EXIT_CODES: dict[str, int] = {row.code: row.exit for row in error_table.TABLE}
 """Each error code's exit status, as the one table of codes gives it (``domain.error_table``)."""
@@ -51,9 +55,26 @@ EXIT_MEANINGS: dict[int, str] = {
     "read-only, damaged): the message names it",
 }
 
-# Piped output is read by scripts and logs: do not wrap it at 80 columns.
-out = Console(highlight=False, soft_wrap=False, width=None if sys.stdout.isatty() else 200)
-err = Console(stderr=True, highlight=False, soft_wrap=True)
+
+def __getattr__(name: str) -> Any:
+    """``out`` and ``err``, the consoles, made when first used: printing exact JSON needs no
+    rich (a command's ``--json`` answer on the short way, ``cli.fast``, loads none)."""
+    if name in ("out", "err"):
+        return _console(name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
+
+def _console(name: str) -> Console:
+    made = globals()
+    if name not in made:
+        from rich.console import Console
+
+        # Piped output is read by scripts and logs: do not wrap it at 80 columns.
+        width = None if sys.stdout.isatty() else 200
+        made.setdefault("out", Console(highlight=False, soft_wrap=False, width=width))
+        made.setdefault("err", Console(stderr=True, highlight=False, soft_wrap=True))
+    console: Console = made[name]
+    return console
 
 
 # A hidden character is printed as its code point, set apart so it cannot pass for text.
@@ -65,6 +86,8 @@ def shown(value: str | Text, keep: str = "") -> Text:
     character that hides or reorders text (``domain.text.is_hidden``: bidi controls, zero-width
     characters, an escape that would drive the terminal...) shown as ``[U+202E]`` - but those in
     ``keep`` (a note's newlines)."""
+    from rich.text import Text
+
     if isinstance(value, str):  # marked before rich sees it: rich drops some controls silently
         result = Text()
         for char_run, hidden in _runs(value, keep):
@@ -105,16 +128,17 @@ def show_table(
     ``Text``; every one is printed as text (never markup), hidden characters shown (``shown``)."""
     rows = list(rows)
     if not rows:
-        out.print(f"[dim]{empty}[/]")
+        _console("out").print(f"[dim]{empty}[/]")
         return
     from rich.table import Table  # only commands that print a table pay for it
+    from rich.text import Text
 
     table = Table(box=None, pad_edge=False, header_style="bold")
     for column in columns:
         table.add_column(column, justify="right" if column in right else "left")
     for row in rows:
         table.add_row(*(shown(cell) if isinstance(cell, str | Text) else cell for cell in row))
-    out.print(table)
+    _console("out").print(table)
 
 
 def leave(code: int, cause: BaseException | None = None) -> NoReturn:
@@ -146,7 +170,7 @@ def fail(
             body["details"] = details
         emit_json({"error": body})
     else:
-        err.print(f"[bold red]error:[/] {_escape(message)}")
+        _console("err").print(f"[bold red]error:[/] {_escape(message)}")
     leave(error_table.exit_status(code))
 
 
@@ -161,13 +185,13 @@ def reporting(as_json: bool) -> Iterator[None]:
         if as_json:
             emit_json({"error": {"code": "config_error", "message": str(exc)}})
         else:
-            err.print(f"[bold red]config error:[/] {_escape(str(exc))}")
+            _console("err").print(f"[bold red]config error:[/] {_escape(str(exc))}")
         leave(CONFIG_ERROR, exc)
     except StartupError as exc:
         if as_json:
             emit_json({"error": {"code": "cannot_start", "message": str(exc)}})
         else:
-            err.print(f"[bold red]error:[/] {_escape(str(exc))}")
+            _console("err").print(f"[bold red]error:[/] {_escape(str(exc))}")
         leave(exc.exit_code, exc)
     except KeyboardInterrupt:
         raise
@@ -224,13 +248,15 @@ def is_pending(result: Any) -> bool:
 
 def show_pending(result: dict[str, Any]) -> None:
     """What was proposed and how a person approves it."""
-    out.print(
+    from rich.text import Text
+
+    _console("out").print(
         Text("Waiting for a person's approval: ")
         + shown(str(result.get("summary")))
         + Text(f" (proposal {result.get('proposalId')}, expires {result.get('expiresAt')}).")
     )
     page = f", or on {result['url']}" if result.get("url") else ""
-    out.print(
+    _console("out").print(
         f"A person approves it with `{result.get('approve')}` on the gateway's machine{page}.",
         markup=False,
     )
@@ -243,7 +269,8 @@ def report_failures(failed: list[dict[str, Any]], as_json: bool) -> None:
     if not as_json:
         for item in failed:
             where = item.get("id", f"item {item.get('index')}")
-            err.print(f"[bold red]failed:[/] {_escape(str(where))}: {_escape(item['error'])}")
+            line = f"[bold red]failed:[/] {_escape(str(where))}: {_escape(item['error'])}"
+            _console("err").print(line)
     leave(PARTIAL_FAILURE)
 
 
