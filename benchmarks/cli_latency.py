@@ -4,8 +4,8 @@ Python process can do to send the same request to the same daemon.
 Run with ``.venv/bin/python benchmarks/cli_latency.py`` (part of ``make bench``). One daemon
 (``python -m fruitctl serve``) on the demo's sample data; each command is a new process:
 
-- ``fruitctl reminders list``, ``fruitctl lists``, ``fruitctl proposals list`` and
-  ``fruitctl rpc '{…system.ping…}'`` with the daemon answering;
+- ``fruitctl reminders list`` (as text, and ``--json`` as an agent asks), ``fruitctl lists``,
+  ``fruitctl proposals list`` and ``fruitctl rpc '{…system.ping…}'`` with the daemon answering;
 - its floor: ``python -c`` that opens the daemon's socket and sends the same JSON-RPC lines the
   command sends (``session.identify`` with the token, then ``tools.call`` of the same tool and
   arguments; ``system.ping`` for ``rpc``, and for ``proposals list``, which the daemon has no
@@ -40,7 +40,7 @@ from typing import Any
 from fruitctl.capabilities.reminders.inputs import QueryReminders
 
 RESULTS = Path(__file__).parent / "results" / "cli_latency.json"
-ROUNDS, WARMUP = 21, 2
+ROUNDS, WARMUP = 15, 2
 RATIO_TARGET, IN_PROCESS_TARGET_S = 3.0, 0.25
 PING = {"jsonrpc": "2.0", "id": 1, "method": "system.ping"}
 # What each command sends: `reminders list` sends its input model's defaults.
@@ -53,6 +53,7 @@ LIST_ARGS = {
 COMMANDS: dict[str, tuple[list[str], str | None, dict[str, Any] | None]] = {
     # name: (arguments, tool called, its arguments) - no tool: system.ping
     "reminders list": (["reminders", "list"], "query_reminders", LIST_ARGS),
+    "reminders list --json": (["reminders", "list", "--json"], "query_reminders", LIST_ARGS),
     "lists": (["lists"], "get_lists", {}),
     "proposals list": (["proposals", "list"], None, None),
     "rpc system.ping": (["rpc", json.dumps(PING)], None, None),
