@@ -92,9 +92,9 @@ class LocalClient:
         self._app = app
         self._build = build
         self.daemon = daemon
-        remote = daemon is not None or (app is not None and app.remote)
-        socket = socket or (app.config.paths.socket_file if app is not None else None)
-        self.where = f"daemon on {socket}" if remote else "in-process"
+        if daemon is None and app is not None and app.remote:
+            socket = app.config.paths.socket_file
+        self.where = "in-process" if socket is None else f"daemon on {socket}"
         self.drift: dict[str, Any] = {}
         """Whether the daemon runs what its files say, as its last answer told (``cli.drift``)."""
 
