@@ -113,9 +113,11 @@ def wait_for(path: Path, proc: subprocess.Popen[bytes]) -> None:
         try:
             with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as sock:
                 sock.connect(str(path))
-            return
+            if path.with_suffix(".token").exists():  # written just after the socket is bound
+                return
         except OSError:
-            time.sleep(0.1)
+            pass
+        time.sleep(0.1)
     raise SystemExit("fruitctl serve did not start")
 
 
