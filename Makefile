@@ -155,6 +155,7 @@ bench: dev-setup
 	$(BIN)/python benchmarks/caldav_sync.py
 	$(BIN)/python benchmarks/things_reads.py
 	$(BIN)/python benchmarks/free_time.py
+	$(BIN)/python benchmarks/cli_latency.py
 
 clean:
 	rm -rf $(VENV) .pytest_cache .mypy_cache .ruff_cache $(INSPECTOR_DIR)/node_modules

@@ -1,6 +1,7 @@
 """``python -m fruitctl`` and the ``fruitctl`` command."""
 
 import gc
+import sys
 
 
 def main() -> None:
@@ -9,8 +10,17 @@ def main() -> None:
     Python's cyclic collector would walk them again and again while they are being made -
     about a tenth of a second of every start. So it stays off while the command loads and is
     switched back on, with the loaded objects frozen out of its way, as the command begins
-    (``fruitctl.cli.app.root``)."""
+    (``fruitctl.cli.app.root``).
+
+    First, the few commands that only forward a request to a running daemon try the short way
+    (``fruitctl.cli.fast``), without Typer; when they cannot, the full CLI runs them."""
     gc.disable()
+    from fruitctl.cli import fast
+
+    code = fast.run(sys.argv[1:])
+    if code is not None:
+        gc.enable()
+        raise SystemExit(code)
     from fruitctl.cli.app import main as run_cli
 
     run_cli()

@@ -4,7 +4,6 @@ the tool catalog, and hands the front doors a ready gateway."""
 
 from __future__ import annotations
 
-import getpass
 from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 from functools import cached_property
@@ -23,7 +22,7 @@ from fruitctl.backend_factories import (
 from fruitctl.capabilities import all_tools, toolsets
 from fruitctl.config import Config, ConfigError
 from fruitctl.config_drift import ConfigWatch
-from fruitctl.domain.actors import Actor
+from fruitctl.domain.actors import CLI_ACTOR, Actor
 from fruitctl.domain.dates import use_zone
 from fruitctl.domain.errors import InvalidParams
 
@@ -51,8 +50,6 @@ if TYPE_CHECKING:
     from fruitctl.services.doctor import DoctorService
     from fruitctl.services.sync import SyncService
     from fruitctl.tools.model import Tool, ToolDefinition
-
-CLI_ACTOR = Actor("human", f"cli:{getpass.getuser()}")
 
 
 @dataclass

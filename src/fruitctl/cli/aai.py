@@ -7,10 +7,11 @@ from typing import Annotated, Any
 
 import typer
 
-from fruitctl.bootstrap import CLI_ACTOR, App
+from fruitctl.bootstrap import App
 from fruitctl.cli.app import JsonOption, services
 from fruitctl.cli.output import emit_json, out, reporting
 from fruitctl.domain import error_table
+from fruitctl.domain.actors import CLI_ACTOR
 from fruitctl.transports import aai
 
 aai_app = typer.Typer(

@@ -8,20 +8,23 @@ import os
 import re
 from collections.abc import Iterator
 from contextlib import contextmanager
-from typing import Annotated, Any, NoReturn
+from typing import TYPE_CHECKING, Annotated, Any, NoReturn
 
 import typer
 import typer.main
 from typer import _click as click  # the click that Typer's own classes are built on
 from typer.core import TyperArgument, TyperGroup, TyperOption
 
-from fruitctl import __version__, bootstrap
+from fruitctl import __version__
 from fruitctl.cli import remote as remote_module
+from fruitctl.cli import thin
 from fruitctl.cli.client import Client, LocalClient
 from fruitctl.cli.output import EXIT_MEANINGS, fail, out, reporting
-from fruitctl.daemon.lifecycle import RuntimeFiles
 from fruitctl.domain.errors import Unsupported
-from fruitctl.transports.rpc.client import DaemonClient
+
+if TYPE_CHECKING:
+    from fruitctl import bootstrap
+    from fruitctl.transports.rpc.client import DaemonClient
 
 JsonOption = Annotated[bool, typer.Option("--json", help="Print the exact result as JSON.")]
 
@@ -195,17 +198,25 @@ app = typer.Typer(
 
 
 _open: list[bootstrap.App] = []
-_remotes: list[remote_module.RemoteClient] = []
+_remotes: list[remote_module.RemoteClient | DaemonClient] = []
 
 
 def client(as_json: bool = False) -> Client:
     """The gateway this command talks to: one elsewhere over its HTTP API when this CLI is
     pointed at one (``FRUITCTL_URL`` or ``fruitctl auth login``), else this machine's
-    (``services``). Closed when the command ends."""
+    (``services``). Closed when the command ends.
+
+    When this machine's daemon answers (``cli.thin``), nothing is built until a command asks
+    for more than a call or a decision: the short path a forwarded request takes."""
     with reporting(as_json):
         remote = remote_module.configured()
         if remote is None:
-            return LocalClient(services(as_json))
+            here = thin.daemon()
+            if here is None:
+                return LocalClient(services(as_json))
+            daemon, socket = here
+            _remotes.append(daemon)
+            return LocalClient(daemon=daemon, socket=socket, build=lambda: services(as_json))
         from fruitctl.transports.http.client import ApiClient
 
         found = remote_module.RemoteClient(ApiClient(remote.url, remote.token))
@@ -222,11 +233,15 @@ def services(as_json: bool = False, *, daemon: bool = True) -> bootstrap.App:
     This is where the CLI picks its path, once for every command: when a daemon answers on the
     socket, ``App.call`` goes through it; otherwise the same gateway runs in this process on the
     same files. ``FRUITCTL_IN_PROCESS=1`` forces the latter."""
+    from fruitctl import bootstrap
+    from fruitctl.daemon.lifecycle import RuntimeFiles
+    from fruitctl.transports.rpc.client import DaemonClient
+
     with reporting(as_json):
         only_here()
         built = bootstrap.build()
     _open.append(built)
-    if daemon and not os.environ.get("FRUITCTL_IN_PROCESS"):
+    if daemon and not os.environ.get(thin.IN_PROCESS_ENV):
         files = RuntimeFiles(built.config.paths.socket_file)
         remote = DaemonClient.connect(files.socket, files.token)
         if remote is not None:

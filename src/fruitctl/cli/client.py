@@ -10,14 +10,17 @@ with the same shapes, so each command renders one way and ``--json`` is the same
 from __future__ import annotations
 
 import time
+from collections.abc import Callable
+from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol
 
-from fruitctl.domain.actors import Actor
+from fruitctl.domain.actors import CLI_ACTOR, Actor
 
 if TYPE_CHECKING:
     from fruitctl.approvals.allowance import Allowance
     from fruitctl.bootstrap import App
     from fruitctl.gateway import Action
+    from fruitctl.transports.rpc.client import DaemonClient
 
 
 class Client(Protocol):
@@ -72,13 +75,36 @@ class Client(Protocol):
 
 
 class LocalClient:
-    """This machine's gateway, for the person who runs the command."""
+    """This machine's gateway, for the person who runs the command.
 
-    def __init__(self, app: App) -> None:
-        self.app = app
-        self.where = f"daemon on {app.config.paths.socket_file}" if app.remote else "in-process"
+    Given an ``app``, it answers through it (the daemon's socket when the app found one).
+    Given a ``daemon`` found before anything was built (``cli.thin``), calls and decisions go
+    straight to it and the app is built only for the rest, on first use, by ``build``."""
+
+    def __init__(
+        self,
+        app: App | None = None,
+        *,
+        daemon: DaemonClient | None = None,
+        socket: Path | None = None,
+        build: Callable[[], App] | None = None,
+    ) -> None:
+        self._app = app
+        self._build = build
+        self.daemon = daemon
+        if daemon is None and app is not None and app.remote:
+            socket = app.config.paths.socket_file
+        self.where = "in-process" if socket is None else f"daemon on {socket}"
         self.drift: dict[str, Any] = {}
         """Whether the daemon runs what its files say, as its last answer told (``cli.drift``)."""
+
+    @property
+    def app(self) -> App:
+        if self._app is None:
+            if self._build is None:
+                raise RuntimeError("LocalClient needs an app or a way to build one")
+            self._app = self._build()
+        return self._app
 
     def call(
         self,
@@ -87,8 +113,8 @@ class LocalClient:
         actor: Actor | None = None,
         idempotency_key: str | None = None,
     ) -> Any:
-        from fruitctl.bootstrap import CLI_ACTOR
-
+        if self.daemon is not None:
+            return self.daemon.call(tool, args, actor or CLI_ACTOR, idempotency_key)
         return self.app.call(tool, args, actor or CLI_ACTOR, idempotency_key)
 
     def decide(
@@ -98,16 +124,17 @@ class LocalClient:
         reason: str | None = None,
         allow: Allowance | None = None,
     ) -> dict[str, Any]:
-        from fruitctl.bootstrap import CLI_ACTOR
-
+        if self.daemon is not None:
+            decided: dict[str, Any] = self.daemon.decide(
+                proposal_id, action, CLI_ACTOR, reason, allow
+            )
+            return decided
         return self.app.decide(proposal_id, action, CLI_ACTOR, reason, allow)
 
     def grants(self, every: bool) -> list[dict[str, Any]]:
         return self.app.approvals.grants_listed(every)
 
     def revoke_grant(self, grant_id: str) -> dict[str, Any]:
-        from fruitctl.bootstrap import CLI_ACTOR
-
         return self.app.approvals.revoke(grant_id, CLI_ACTOR)
 
     def proposals(self, status: str | None, limit: int) -> list[dict[str, Any]]:
@@ -120,8 +147,6 @@ class LocalClient:
         return self.app.allowlists.items()
 
     def set_config(self, key: str, value: Any) -> Any:
-        from fruitctl.bootstrap import CLI_ACTOR
-
         return self.app.allowlists.set(key, value, CLI_ACTOR.label)
 
     def audit(self, since: float | None, limit: int, proposal: str | None) -> list[dict[str, Any]]:
@@ -170,14 +195,14 @@ class LocalClient:
     def ping(self) -> dict[str, Any]:
         from fruitctl.transports.rpc.methods import ping_result
 
-        if self.app.remote:
-            found: dict[str, Any] = self.app.remote.rpc.request("system.ping")
+        if self.daemon is not None or self.app.remote:
+            found: dict[str, Any] = (self.daemon or self.app.remote).rpc.request("system.ping")
             return found
         return ping_result()
 
     def info(self) -> dict[str, Any]:
-        if self.app.remote:
-            found: dict[str, Any] = self.app.remote.rpc.request("system.info")
+        if self.daemon is not None or self.app.remote:
+            found: dict[str, Any] = (self.daemon or self.app.remote).rpc.request("system.info")
             return found
         import psutil  # only an in-process answer needs this process's start time
 

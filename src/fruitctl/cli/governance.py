@@ -56,7 +56,7 @@ def stats_command(
 
 
 def app_actor() -> str:
-    from fruitctl.bootstrap import CLI_ACTOR
+    from fruitctl.domain.actors import CLI_ACTOR
 
     return CLI_ACTOR.label
 

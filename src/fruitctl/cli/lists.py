@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Annotated, Any
+from typing import Annotated
 
 import typer
 
@@ -18,32 +18,20 @@ Name = Annotated[
     str, typer.Argument(metavar="NAME", help="The new one's name.", show_default=False)
 ]
 
-EMPTY_LISTS = (
-    "No lists yet. Make a first one with `fruitctl lists create NAME` "
-    "(or fill an empty store with samples: `fruitctl demo`)."
-)
-
 
 @lists_app.callback()
 def lists_command(ctx: typer.Context, as_json: JsonOption = False) -> None:
     """Show the reminder lists, the default first, with their open counts."""
     if ctx.invoked_subcommand is None:
-        run(as_json, lambda: client(as_json).call("get_lists", {}), _show_lists)
+        from fruitctl.cli import render  # rich tables: only the commands that draw them load them
+
+        run(as_json, lambda: client(as_json).call("get_lists", {}), render.show_lists_or_hint)
 
 
 @lists_app.command("create")
 def create_command(name: Name, as_json: JsonOption = False) -> None:
     """Create a reminder list (on a CalDAV account: a new to-do calendar on the server)."""
     created(as_json, "create_reminder_list", name, "list")
-
-
-def _show_lists(lists: list[dict[str, Any]]) -> None:
-    from fruitctl.cli import render  # rich tables: only the commands that draw them load them
-
-    if not lists:
-        out.print(EMPTY_LISTS)
-        return
-    render.show_lists(lists)
 
 
 def created(as_json: bool, tool: str, name: str, what: str) -> None:

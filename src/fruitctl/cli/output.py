@@ -12,17 +12,20 @@ import os
 import sys
 from collections.abc import Callable, Collection, Iterable, Iterator, Sequence
 from contextlib import contextmanager
-from typing import Any, NoReturn
+from typing import TYPE_CHECKING, Any, NoReturn
 
-import typer
-from rich.console import Console
-from rich.text import Text
-
-from fruitctl.config import ConfigError
+from fruitctl.config_files import ConfigError
 from fruitctl.domain import error_table
 from fruitctl.domain.errors import FruitctlError
 from fruitctl.domain.text import code_point, is_hidden
 from fruitctl.startup import CANNOT_START, StartupError
+
+if TYPE_CHECKING:
+    from rich.console import Console
+    from rich.text import Text
+
+    out: Console
+    err: Console
 
 EXIT_CODES: dict[str, int] = {row.code: row.exit for row in error_table.TABLE}
 """Each error code's exit status, as the one table of codes gives it (``domain.error_table``)."""
@@ -52,9 +55,26 @@ EXIT_MEANINGS: dict[int, str] = {
     "read-only, damaged): the message names it",
 }
 
-# Piped output is read by scripts and logs: do not wrap it at 80 columns.
-out = Console(highlight=False, soft_wrap=False, width=None if sys.stdout.isatty() else 200)
-err = Console(stderr=True, highlight=False, soft_wrap=True)
+
+def __getattr__(name: str) -> Any:
+    """``out`` and ``err``, the consoles, made when first used: printing exact JSON needs no
+    rich (a command's ``--json`` answer on the short way, ``cli.fast``, loads none)."""
+    if name in ("out", "err"):
+        return _console(name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
+
+def _console(name: str) -> Console:
+    made = globals()
+    if name not in made:
+        from rich.console import Console
+
+        # Piped output is read by scripts and logs: do not wrap it at 80 columns.
+        width = None if sys.stdout.isatty() else 200
+        made.setdefault("out", Console(highlight=False, soft_wrap=False, width=width))
+        made.setdefault("err", Console(stderr=True, highlight=False, soft_wrap=True))
+    console: Console = made[name]
+    return console
 
 
 # A hidden character is printed as its code point, set apart so it cannot pass for text.
@@ -66,6 +86,8 @@ def shown(value: str | Text, keep: str = "") -> Text:
     character that hides or reorders text (``domain.text.is_hidden``: bidi controls, zero-width
     characters, an escape that would drive the terminal...) shown as ``[U+202E]`` - but those in
     ``keep`` (a note's newlines)."""
+    from rich.text import Text
+
     if isinstance(value, str):  # marked before rich sees it: rich drops some controls silently
         result = Text()
         for char_run, hidden in _runs(value, keep):
@@ -106,16 +128,33 @@ def show_table(
     ``Text``; every one is printed as text (never markup), hidden characters shown (``shown``)."""
     rows = list(rows)
     if not rows:
-        out.print(f"[dim]{empty}[/]")
+        _console("out").print(f"[dim]{empty}[/]")
         return
     from rich.table import Table  # only commands that print a table pay for it
+    from rich.text import Text
 
     table = Table(box=None, pad_edge=False, header_style="bold")
     for column in columns:
         table.add_column(column, justify="right" if column in right else "left")
     for row in rows:
         table.add_row(*(shown(cell) if isinstance(cell, str | Text) else cell for cell in row))
-    out.print(table)
+    _console("out").print(table)
+
+
+def leave(code: int, cause: BaseException | None = None) -> NoReturn:
+    """End the command with exit status ``code``: as Typer's ``Exit`` when Typer runs it (it
+    then closes what the command opened), else as ``SystemExit`` - the short way to a daemon
+    (``cli.fast``) runs without Typer, and does not load it to say goodbye."""
+    typer = sys.modules.get("typer")
+    if typer is None:
+        raise SystemExit(code) from cause
+    raise typer.Exit(code) from cause
+
+
+def _typer_endings() -> tuple[type[BaseException], ...]:
+    """Typer's ways to end a command (``Exit``, ``Abort``): not failures; none without Typer."""
+    typer = sys.modules.get("typer")
+    return () if typer is None else (typer.Exit, typer.Abort)
 
 
 def emit_json(data: Any) -> None:
@@ -131,8 +170,8 @@ def fail(
             body["details"] = details
         emit_json({"error": body})
     else:
-        err.print(f"[bold red]error:[/] {_escape(message)}")
-    raise typer.Exit(error_table.exit_status(code))
+        _console("err").print(f"[bold red]error:[/] {_escape(message)}")
+    leave(error_table.exit_status(code))
 
 
 @contextmanager
@@ -146,18 +185,18 @@ def reporting(as_json: bool) -> Iterator[None]:
         if as_json:
             emit_json({"error": {"code": "config_error", "message": str(exc)}})
         else:
-            err.print(f"[bold red]config error:[/] {_escape(str(exc))}")
-        raise typer.Exit(CONFIG_ERROR) from exc
+            _console("err").print(f"[bold red]config error:[/] {_escape(str(exc))}")
+        leave(CONFIG_ERROR, exc)
     except StartupError as exc:
         if as_json:
             emit_json({"error": {"code": "cannot_start", "message": str(exc)}})
         else:
-            err.print(f"[bold red]error:[/] {_escape(str(exc))}")
-        raise typer.Exit(exc.exit_code) from exc
-    except (typer.Exit, typer.Abort, KeyboardInterrupt):
+            _console("err").print(f"[bold red]error:[/] {_escape(str(exc))}")
+        leave(exc.exit_code, exc)
+    except KeyboardInterrupt:
         raise
     except Exception as exc:  # a bug: one line, not a traceback (FRUITCTL_DEBUG=1 shows it)
-        if os.environ.get("FRUITCTL_DEBUG") == "1":
+        if isinstance(exc, _typer_endings()) or os.environ.get("FRUITCTL_DEBUG") == "1":
             raise
         reason = " ".join(str(exc).split())[:200]
         fail(
@@ -198,7 +237,7 @@ def exit_if_pending(result: Any) -> None:
     it as done, so the command exits with ``approval_required``'s status (6), its answer
     printed."""
     if is_pending(result):
-        raise typer.Exit(error_table.exit_status("approval_required"))
+        leave(error_table.exit_status("approval_required"))
 
 
 def is_pending(result: Any) -> bool:
@@ -209,13 +248,15 @@ def is_pending(result: Any) -> bool:
 
 def show_pending(result: dict[str, Any]) -> None:
     """What was proposed and how a person approves it."""
-    out.print(
+    from rich.text import Text
+
+    _console("out").print(
         Text("Waiting for a person's approval: ")
         + shown(str(result.get("summary")))
         + Text(f" (proposal {result.get('proposalId')}, expires {result.get('expiresAt')}).")
     )
     page = f", or on {result['url']}" if result.get("url") else ""
-    out.print(
+    _console("out").print(
         f"A person approves it with `{result.get('approve')}` on the gateway's machine{page}.",
         markup=False,
     )
@@ -228,8 +269,9 @@ def report_failures(failed: list[dict[str, Any]], as_json: bool) -> None:
     if not as_json:
         for item in failed:
             where = item.get("id", f"item {item.get('index')}")
-            err.print(f"[bold red]failed:[/] {_escape(str(where))}: {_escape(item['error'])}")
-    raise typer.Exit(PARTIAL_FAILURE)
+            line = f"[bold red]failed:[/] {_escape(str(where))}: {_escape(item['error'])}"
+            _console("err").print(line)
+    leave(PARTIAL_FAILURE)
 
 
 def _escape(text: str) -> str:

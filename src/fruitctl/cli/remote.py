@@ -16,7 +16,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from fruitctl.config import ConfigError
+from fruitctl.config_files import ConfigError
 from fruitctl.domain.actors import Actor
 from fruitctl.paths import Paths
 from fruitctl.private import NotPrivate, private_folder, read_private, write_private

@@ -10,13 +10,25 @@ from rich.table import Table
 from rich.text import Text
 
 from fruitctl.cli.output import out, show_table, shown
-from fruitctl.domain.alarms import alarms_of
 from fruitctl.domain.dates import now, parse_date_or_datetime
-from fruitctl.domain.reminders import priority_name
-from fruitctl.domain.repeat_words import alarms_in_words, rule_in_words
+from fruitctl.domain.priorities import priority_name
 from fruitctl.domain.wording import spoken_when
 
 PRIORITY_MARKS = {"high": "!!!", "medium": "!!", "low": "!", "none": ""}
+
+
+EMPTY_LISTS = (
+    "No lists yet. Make a first one with `fruitctl lists create NAME` "
+    "(or fill an empty store with samples: `fruitctl demo`)."
+)
+
+
+def show_lists_or_hint(lists: list[dict[str, Any]]) -> None:
+    """``fruitctl lists``: the lists, or how to make a first one."""
+    if not lists:
+        out.print(EMPTY_LISTS)
+        return
+    show_lists(lists)
 
 
 def show_lists(lists: list[dict[str, Any]]) -> None:
@@ -75,6 +87,10 @@ def _reminder_row(r: dict[str, Any], marks: set[str]) -> tuple[str | Text, ...]:
 
 
 def show_reminder(r: dict[str, Any]) -> None:
+    # The alarm and repeat models: only one reminder's page needs them, not a listing.
+    from fruitctl.domain.alarms import alarms_of
+    from fruitctl.domain.repeat_words import alarms_in_words
+
     rows = [
         ("Title", _title(r["title"], r["priority"], r["isFlagged"])),
         ("List", shown(r["listName"])),
@@ -106,6 +122,8 @@ def show_open(result: dict[str, Any]) -> None:
 
 def _repeats(rule: str | None) -> str:
     """ "every Monday (FREQ=WEEKLY;BYDAY=MO)": the words, and the rule an agent would write."""
+    from fruitctl.domain.repeat_words import rule_in_words
+
     return "-" if not rule else f"{rule_in_words(rule)} ({rule})"
 
 

@@ -7,18 +7,14 @@ same answers come from this process, which then is the gateway.
 
 from __future__ import annotations
 
-import json
-import sys
+from pathlib import Path
 from typing import Annotated, Any
 
 import typer
 
-from fruitctl import config as config_module
-from fruitctl.cli import drift
+from fruitctl.cli import drift, thin
 from fruitctl.cli.app import JsonOption, client, only_here
 from fruitctl.cli.output import out, reporting, run, tags_state
-from fruitctl.domain.errors import BackendUnavailable, InvalidParams
-from fruitctl.transports.rpc.client import RpcClient
 
 
 def ping_command(as_json: JsonOption = False) -> None:
@@ -98,46 +94,13 @@ def rpc_command(
     answers."""
     with reporting(as_json=False):
         only_here()
-        text = sys.stdin.read() if message == "-" else message
-        try:
-            parsed = json.loads(text)
-        except ValueError as exc:
-            raise InvalidParams(f"The request is not JSON: {exc}.") from exc
-        if not isinstance(parsed, dict | list):
-            raise InvalidParams("The request must be a JSON object (or a batch: an array).")
-        socket_file = config_module.load().paths.socket_file
-        connection = RpcClient.connect(socket_file)
-        if connection is None:
-            raise BackendUnavailable(
-                f"No fruitctl daemon answers on {socket_file}: start one with `fruitctl serve` "
-                "(or `make run`)."
-            )
-        try:
-            line = json.dumps(parsed, ensure_ascii=False, separators=(",", ":"))
-            if not _expects_answer(parsed):  # notifications only: the daemon says nothing
-                connection.send(line)
-                return
-            answer = connection.exchange(line)
-        finally:
-            connection.close()
-    sys.stdout.write(answer.decode("utf-8", errors="replace") + "\n")
-    if _is_error(answer):
-        raise typer.Exit(1)
+    code = thin.send_raw(message, _configured_socket)
+    if code:
+        raise typer.Exit(code)
 
 
-def _expects_answer(message: Any) -> bool:
-    """JSON-RPC answers every request with an id (an AAI envelope always); not notifications."""
-    items = message if isinstance(message, list) else [message]
-    return any(not isinstance(m, dict) or "id" in m or "jsonrpc" not in m for m in items)
+def _configured_socket() -> Path:
+    """The socket as the full configuration says, when the short reading cannot (``cli.thin``)."""
+    from fruitctl import config as config_module
 
-
-def _is_error(answer: bytes) -> bool:
-    try:
-        parsed = json.loads(answer)
-    except ValueError:
-        return True
-    items = parsed if isinstance(parsed, list) else [parsed]
-    return any(
-        isinstance(item, dict) and ("error" in item or item.get("status") == "error")
-        for item in items
-    )
+    return config_module.load().paths.socket_file

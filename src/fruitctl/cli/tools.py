@@ -11,11 +11,10 @@ from typing import Annotated, Any
 import typer
 from rich.table import Table
 
-from fruitctl.bootstrap import CLI_ACTOR
 from fruitctl.cli import drift
 from fruitctl.cli.app import JsonOption, client
 from fruitctl.cli.output import emit_json, out, run
-from fruitctl.domain.actors import Actor
+from fruitctl.domain.actors import CLI_ACTOR, Actor
 from fruitctl.domain.errors import InvalidParams
 from fruitctl.tools.model import MODES
 

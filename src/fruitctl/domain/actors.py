@@ -3,6 +3,7 @@ itself shown under it."""
 
 from __future__ import annotations
 
+import getpass
 import re
 from dataclasses import dataclass, field
 from typing import Literal
@@ -65,3 +66,7 @@ def display_name(given: str | None) -> str | None:
         return None
     safe = _DISPLAY_UNSAFE.sub("-", given[: DISPLAY_MAX * 4]).strip("-")[:DISPLAY_MAX]
     return safe or None
+
+
+CLI_ACTOR = Actor("human", f"cli:{getpass.getuser()}")
+"""The person at the keyboard, as the CLI calls on this machine's gateway."""

@@ -11,6 +11,8 @@ from pydantic import BaseModel, BeforeValidator, ConfigDict
 from fruitctl.domain.alarms import Alarm, alarms_of, wire_alarms
 from fruitctl.domain.dates import canonical_datetime, canonical_due, instant, parse_wire
 from fruitctl.domain.errors import InvalidParams
+from fruitctl.domain.priorities import PriorityName as PriorityName
+from fruitctl.domain.priorities import priority_name as priority_name
 from fruitctl.domain.text import check_text as check_text  # its old home: callers import it here
 
 
@@ -33,7 +35,6 @@ WireDue = Annotated[str, BeforeValidator(_model_check(canonical_due))]
 
 Status = Literal["incomplete", "completed", "all"]
 SortOrder = Literal["newest", "oldest", "priority", "dueDate"]
-PriorityName = Literal["none", "low", "medium", "high"]
 
 PRIORITY_VALUES: dict[str, int] = {"none": 0, "low": 9, "medium": 5, "high": 1}
 
@@ -130,17 +131,6 @@ def priority_value(name: str) -> int:
         raise InvalidParams(
             f"Invalid priority: '{name}'. Must be one of: none, low, medium, high."
         ) from exc
-
-
-def priority_name(value: int) -> PriorityName:
-    """The name a person sees; Apple spreads high over 1-4 and low over 6-9."""
-    if value == 0:
-        return "none"
-    if value < 5:
-        return "high"
-    if value == 5:
-        return "medium"
-    return "low"
 
 
 def priority_rank(value: int) -> int:
