@@ -37,7 +37,7 @@ from typing import Any
 import icalendar
 import recurring_ical_events
 
-from fruitctl.backends import ical_bounds
+from fruitctl.backends import ical_bounds, ical_plain
 from fruitctl.backends.ical_events import (
     BrokenObject,
     Moment,
@@ -148,7 +148,7 @@ class Timeline:
     ) -> Event:
         """The domain event of an occurrence, built once per calendar (and per zone for a
         floating time): the next windows hold mostly the same occurrences."""
-        key = (found.key, found.early, calendar, zone)
+        key = (found.key, found.early, calendar.id, calendar.name, zone)  # what assemble reads
         made = self._events.get(key)
         if made is None:
             made = assemble(found.shared, calendar, *times, rule=self.rule, key=found.key)
@@ -190,7 +190,8 @@ class Timeline:
 
 @lru_cache(maxsize=TIMELINES)
 def timeline(text: str) -> Timeline:
-    return Timeline(parsed(text))
+    # A plain event is read from the content lines its occurrence is made of (ical_plain).
+    return Timeline(ical_plain.calendar(text) or parsed(text))
 
 
 def expand(text: str, calendar: Calendar, start: datetime, end: datetime) -> list[Event]:
