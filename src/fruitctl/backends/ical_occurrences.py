@@ -16,6 +16,10 @@ and the tests of this module hold the answers to what the public API gave.
 
 ``bounds`` gives what a store indexes to prune range queries (first start, last end or None).
 
+A plain event's timeline is read from the content lines its occurrence is made of
+(``ical_plain``), without a parse of the whole object: a new range of a dense calendar holds
+tens of them a day, each read once.
+
 Every expansion is bounded (``fruitctl.backends.ical_bounds``): a series whose rules repeat too
 often is a ``BrokenObject`` before anything walks it, a range too far from its start is not
 walked, and the library's occurrences are taken one at a time - never a list of all of them -
