@@ -6,16 +6,16 @@ timeline was widened - for series of every shape a server sends."""
 from __future__ import annotations
 
 import random
-from datetime import UTC, date, datetime, time, timedelta
+from datetime import UTC, datetime, timedelta
 from typing import Any
 from zoneinfo import ZoneInfo
 
-import icalendar
 import pytest
-import recurring_ical_events
+from occurrence_reference import aware as _aware
+from occurrence_reference import reference
 
 from fruitctl.backends import ical_occurrences
-from fruitctl.backends.ical_events import BrokenObject, end_of, key_of, start_of
+from fruitctl.backends.ical_events import BrokenObject
 from fruitctl.domain.calendar import Calendar
 
 CAL = Calendar(id="c1", name="Home", isDefault=True)
@@ -105,22 +105,6 @@ SERIES = {
 }
 
 
-def reference(text: str, start: datetime, end: datetime) -> list[tuple[Any, ...]]:
-    """The occurrences overlapping [start, end) as the library's public API gives them."""
-    cal = icalendar.Calendar.from_ical(text)
-    zone = start.tzinfo or UTC
-    found = []
-    for component in recurring_ical_events.of(cal).between(
-        start - timedelta(days=1), end + timedelta(days=1)
-    ):
-        first, last = _aware(start_of(component), zone), _aware(end_of(component), zone)
-        if first < end and (last > start or (last == first and first >= start)):
-            series = "RRULE" in cal.walk("VEVENT")[0] or len(cal.walk("VEVENT")) > 1
-            key = key_of(component) if series else None
-            found.append((key, first, last, str(component["SUMMARY"])))
-    return sorted(found, key=repr)
-
-
 def answered(text: str, start: datetime, end: datetime) -> list[tuple[Any, ...]]:
     zone = start.tzinfo or UTC
     found = []
@@ -128,12 +112,6 @@ def answered(text: str, start: datetime, end: datetime) -> list[tuple[Any, ...]]
         first, last = _aware(event.start, zone), _aware(event.end, zone)
         found.append((event.occurrence, first, last, event.title))
     return sorted(found, key=repr)
-
-
-def _aware(value: date | datetime, zone: Any) -> datetime:
-    if isinstance(value, datetime):
-        return value if value.tzinfo else value.replace(tzinfo=zone)
-    return datetime.combine(value, time(), zone)
 
 
 @pytest.mark.parametrize("name", sorted(SERIES))

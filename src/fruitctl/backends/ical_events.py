@@ -98,11 +98,12 @@ _TZID = re.compile(r"^TZID:(.*?)\r?$", re.M)
 
 def _unless_custom(block: re.Match[str]) -> str:
     found = _TZID.search(block.group(0))
-    return "" if found and _iana(found.group(1).strip()) else block.group(0)
+    return "" if found and is_iana(found.group(1).strip()) else block.group(0)
 
 
 @lru_cache(maxsize=256)
-def _iana(name: str) -> bool:
+def is_iana(name: str) -> bool:
+    """Whether zoneinfo knows the zone ``name`` (icalendar reads such a TZID from it)."""
     try:
         ZoneInfo(name)
     except (ValueError, ZoneInfoNotFoundError):

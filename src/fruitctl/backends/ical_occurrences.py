@@ -16,6 +16,10 @@ and the tests of this module hold the answers to what the public API gave.
 
 ``bounds`` gives what a store indexes to prune range queries (first start, last end or None).
 
+A plain event's timeline is read from the content lines its occurrence is made of
+(``ical_plain``), without a parse of the whole object: a new range of a dense calendar holds
+tens of them a day, each read once.
+
 Every expansion is bounded (``fruitctl.backends.ical_bounds``): a series whose rules repeat too
 often is a ``BrokenObject`` before anything walks it, a range too far from its start is not
 walked, and the library's occurrences are taken one at a time - never a list of all of them -
@@ -37,7 +41,7 @@ from typing import Any
 import icalendar
 import recurring_ical_events
 
-from fruitctl.backends import ical_bounds
+from fruitctl.backends import ical_bounds, ical_plain
 from fruitctl.backends.ical_events import (
     BrokenObject,
     Moment,
@@ -148,7 +152,7 @@ class Timeline:
     ) -> Event:
         """The domain event of an occurrence, built once per calendar (and per zone for a
         floating time): the next windows hold mostly the same occurrences."""
-        key = (found.key, found.early, calendar, zone)
+        key = (found.key, found.early, calendar.id, calendar.name, zone)  # what assemble reads
         made = self._events.get(key)
         if made is None:
             made = assemble(found.shared, calendar, *times, rule=self.rule, key=found.key)
@@ -190,7 +194,8 @@ class Timeline:
 
 @lru_cache(maxsize=TIMELINES)
 def timeline(text: str) -> Timeline:
-    return Timeline(parsed(text))
+    # A plain event is read from the content lines its occurrence is made of (ical_plain).
+    return Timeline(ical_plain.calendar(text) or parsed(text))
 
 
 def expand(text: str, calendar: Calendar, start: datetime, end: datetime) -> list[Event]:

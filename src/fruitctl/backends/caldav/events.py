@@ -29,7 +29,13 @@ from fruitctl.backends.caldav.writes import Writer, new_uids
 from fruitctl.backends.local.cache import ReadCache
 from fruitctl.backends.local.calendars import LocalCalendars
 from fruitctl.backends.local.tables import calendars, events
-from fruitctl.domain.calendar import CALENDAR_NAME_MAX, Calendar, Event, split_event_id
+from fruitctl.domain.calendar import (
+    CALENDAR_NAME_MAX,
+    Calendar,
+    Event,
+    event_sort_key,
+    split_event_id,
+)
 from fruitctl.domain.dates import format_datetime, now
 from fruitctl.domain.errors import FruitctlError, InvalidParams, NotFound
 from fruitctl.domain.reminders import check_text
@@ -127,7 +133,7 @@ class CaldavCalendars:
         mirror.attach()
         self._local = LocalCalendars(mirror.engine, mirror.dav.account.title)
         self._writes = Writer(mirror)
-        self._cache = ReadCache(mirror.engine)
+        self._cache = ReadCache(mirror.engine, entries=128)  # days, and the ranges cut from them
         self._problem: FruitctlError | None = None
 
     def close(self) -> None:
@@ -155,17 +161,35 @@ class CaldavCalendars:
     def events(self, query: EventRange) -> list[Event]:
         """The local store's answer, from a cache of whole days: "upcoming" asks again and again
         with a start that moves by the second, and expanding every series each time would cost
-        as much as asking the server. The days around the range are expanded once (until the
-        mirror changes), then each range is cut from them by the very rule the store applies."""
+        as much as asking the server. Each day (in the zone of the range) is expanded once
+        (until the mirror changes), so a new range expands only the days no range held yet;
+        the range is then cut from its days by the very rule the store applies."""
         self.mirror.ensure_fresh()
         zone = query.start.tzinfo or UTC
-        first = datetime.combine(query.start.astimezone(zone).date(), time(), zone)
-        last = datetime.combine(query.end.astimezone(zone).date() + timedelta(days=2), time(), zone)
+        first = query.start.astimezone(zone).date()
+        last = query.end.astimezone(zone).date()
         key = ("events", query.calendar_ids, zone, first, last)
-        wide = EventRange(first, last, query.calendar_ids)
-        days = self._cache.get(key, lambda: tuple(self._local.events(wide)))
+        days = self._cache.get(key, lambda: self._days(query.calendar_ids, zone, first, last))
         found = [e for e in days if _overlaps(e, query.start, query.end, zone)]
         return found if query.limit is None else found[: query.limit]
+
+    def _days(
+        self, ids: tuple[str, ...] | None, zone: tzinfo, first: date, last: date
+    ) -> tuple[Event, ...]:
+        """The events of the days ``first`` to ``last`` in ``zone``, in the store's order; an
+        event over several of them once."""
+        found: dict[tuple[str, str, str], Event] = {}
+        for n in range((last - first).days + 1):
+            for event in self._day(ids, zone, first + timedelta(days=n)):
+                found.setdefault((event.id, event.startAt, event.endAt), event)
+        return tuple(sorted(found.values(), key=event_sort_key))
+
+    def _day(self, ids: tuple[str, ...] | None, zone: tzinfo, day: date) -> tuple[Event, ...]:
+        """The events overlapping one day in ``zone``, expanded once until the mirror changes."""
+        start = datetime.combine(day, time(), zone)
+        end = datetime.combine(day + timedelta(days=1), time(), zone)
+        ranged = EventRange(start, end, ids)
+        return self._cache.get(("day", ids, zone, day), lambda: tuple(self._local.events(ranged)))
 
     def get_event(self, event_id: str) -> Event:
         self.mirror.ensure_fresh()
