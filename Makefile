@@ -146,16 +146,17 @@ test-mac:
 	@$(MAKE) --no-print-directory dev-setup
 	FRUITCTL_TEST_EVENTKIT=1 FRUITCTL_TEST_THINGS=1 $(BIN)/pytest -n 0 -rs $(MAC_TESTS)
 
+# Every benchmark runs, each against a floor measured in the same run; then the run fails if any
+# missed a target (each exits 1 then, after printing all its numbers).
+BENCHMARKS := store_scale gateway_overhead mcp_stdio http_api socket_rpc caldav_sync things_reads \
+  free_time cli_latency
 bench: dev-setup
-	$(BIN)/python benchmarks/store_scale.py
-	$(BIN)/python benchmarks/gateway_overhead.py
-	$(BIN)/python benchmarks/mcp_stdio.py
-	$(BIN)/python benchmarks/http_api.py
-	$(BIN)/python benchmarks/socket_rpc.py
-	$(BIN)/python benchmarks/caldav_sync.py
-	$(BIN)/python benchmarks/things_reads.py
-	$(BIN)/python benchmarks/free_time.py
-	$(BIN)/python benchmarks/cli_latency.py
+	@failed=; for name in $(BENCHMARKS); do \
+	  echo "==> benchmarks/$$name.py"; \
+	  $(BIN)/python benchmarks/$$name.py || failed="$$failed $$name"; \
+	done; \
+	if [ -n "$$failed" ]; then echo "==> a target was missed in:$$failed" >&2; exit 1; fi; \
+	echo "==> every benchmark met its targets"
 
 clean:
 	rm -rf $(VENV) .pytest_cache .mypy_cache .ruff_cache $(INSPECTOR_DIR)/node_modules

@@ -26,8 +26,9 @@ What is measured:
 
 Run with ``.venv/bin/python benchmarks/caldav_sync.py [sparse|dense]`` (``make bench``: both).
 Prints a table and the
-checks, writes every number to ``benchmarks/results/caldav_sync.json`` and always exits 0: the
-numbers are information, not a gate. This is not a test and pytest never collects it.
+checks, writes every number to ``benchmarks/results/caldav_sync.json`` and exits 1 when a check
+fails (``make bench`` runs every benchmark, then fails if any did). This is not a test
+and pytest never collects it.
 
 The data is written straight into Radicale's storage folder (PUTs one by one cost O(n) each in
 Radicale); Radicale then builds its own item and sync caches on the first listing, which is timed
@@ -566,7 +567,7 @@ def main() -> int:
         print_report(console, profile, *outcomes[profile])
     write_json(outcomes)
     console.print(f"[dim]results written to {RESULTS}")
-    return 0
+    return 0 if all(c.passed for *_, found in outcomes.values() for c in found) else 1
 
 
 if __name__ == "__main__":

@@ -15,8 +15,8 @@ Run with ``.venv/bin/python benchmarks/cli_latency.py`` (part of ``make bench``)
 
 Rounds alternate floor and command so the drifts of this shared machine hit both alike. Wall
 time and CPU time (user+sys of the child) are both recorded, p50 of each. Checks (PASS/FAIL,
-never failing the run): each command's wall p50 within 3x its floor's, the in-process command's
-wall p50 under 0.25 s. Writes ``benchmarks/results/cli_latency.json``, exits 0.
+a FAIL exits 1): each command's wall p50 within 3x its floor's, the in-process command's
+wall p50 under 0.25 s. Writes ``benchmarks/results/cli_latency.json``.
 """
 
 from __future__ import annotations
@@ -213,8 +213,9 @@ def main() -> int:
         daemon.send_signal(signal.SIGTERM)
         daemon.wait(30)
         shutil.rmtree(home, ignore_errors=True)
-    show(report, checks(report))
-    return 0
+    found = checks(report)
+    show(report, found)
+    return 0 if all(check["passed"] for check in found) else 1
 
 
 def show(report: dict[str, dict[str, float]], found: list[dict[str, Any]]) -> None:

@@ -51,7 +51,7 @@ def main() -> int:
         app.close()
     print_report(report)
     write(report)
-    return 0
+    return 0 if all(r["added_p50_paired_ms"] < TARGET_MS for r in report.values()) else 1
 
 
 def seed(app: Any) -> None:

@@ -47,7 +47,7 @@ def main() -> int:
             app.close()
     print_report(report)
     write(report)
-    return 0
+    return 0 if report["ratio_p50"] <= TARGET_RATIO else 1
 
 
 def seed(app: Any) -> None:

@@ -22,7 +22,7 @@ start-up checks compare both, since a busy machine stretches wall time more than
 time to the first ``tools/list`` answer is shown too, not checked: ``fruitctl mcp`` builds its
 gateway (the catalog, the store, recovery of half-done approvals) when the client first needs
 it, not before ``initialize`` is answered. Prints a table and four checks
-(PASS/FAIL, never failing the run), writes ``benchmarks/results/mcp_stdio.json``, exits 0.
+(PASS/FAIL; a FAIL exits 1), writes ``benchmarks/results/mcp_stdio.json``.
 """
 
 from __future__ import annotations
@@ -413,7 +413,7 @@ def main() -> int:
     print_checks(console, found)
     write_json(results, found)
     console.print(f"[dim]results written to {RESULTS}")
-    return 0
+    return 0 if all(c.passed for c in found) else 1
 
 
 if __name__ == "__main__":

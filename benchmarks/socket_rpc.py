@@ -10,8 +10,8 @@ its own process, spoken to with plain blocking sockets (one JSON line out, one l
 
 Latency: one client, sequential requests in alternating rounds (floor, ping, open) so drifts of
 this shared machine hit all alike; p50/p99. Throughput: 16 client processes for a few seconds
-against each. Checks (PASS/FAIL, never failing the run): ping p50 within 1.5x of the floor's,
-reminders.open p50 under 10x. Writes ``benchmarks/results/socket_rpc.json``, exits 0.
+against each. Checks (PASS/FAIL; a FAIL exits 1): ping p50 within 1.5x of the floor's,
+reminders.open p50 under 10x. Writes ``benchmarks/results/socket_rpc.json``.
 """
 
 from __future__ import annotations
@@ -225,8 +225,9 @@ def main() -> int:
             proc.send_signal(signal.SIGTERM)
             proc.wait(30)
         shutil.rmtree(home, ignore_errors=True)
-    show(report, checks(report))
-    return 0
+    found = checks(report)
+    show(report, found)
+    return 0 if all(check["passed"] for check in found) else 1
 
 
 def show(report: dict[str, dict[str, float]], found: list[dict[str, Any]]) -> None:

@@ -1,8 +1,9 @@
 """How reminder reads scale with the size of the local store (1k, 10k, 100k reminders).
 
 Run with ``.venv/bin/python benchmarks/store_scale.py`` (``make bench``). Prints a table and two
-checks, writes every number to ``benchmarks/results/store_scale.json`` and always exits 0: the
-numbers are information, not a gate. This is not a test and pytest never collects it.
+checks, writes every number to ``benchmarks/results/store_scale.json`` and exits 1 when a check
+fails (``make bench`` runs every benchmark, then fails if any did). This is not a test
+and pytest never collects it.
 """
 
 from __future__ import annotations
@@ -343,7 +344,7 @@ def main() -> int:
     print_checks(console, found)
     write_json(results, found, in_scope)
     console.print(f"[dim]results written to {RESULTS}")
-    return 0
+    return 0 if all(c.passed for c in found) else 1
 
 
 if __name__ == "__main__":
