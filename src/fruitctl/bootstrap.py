@@ -52,6 +52,10 @@ if TYPE_CHECKING:
     from fruitctl.tools.model import Tool, ToolDefinition
 
 
+AUTOMATIC = "fruitctl (automatic)"
+"""Who changed the mode when fruitctl did, by itself (``policy.health``)."""
+
+
 @dataclass
 class App:
     """Everything a front door needs, each part built on first use."""
@@ -281,7 +285,7 @@ class App:
             self.modes,
             self.config.settings.health,
             machine(paths.state_db.parent),
-            told=lambda event, fields: log.warning(event, **fields),
+            told=lambda event, fields: self._mode_told(log, event, fields),
         )
         ttl = self.config.settings.approvals.ttl_hours * 3600
         proposals = ProposalStore(self.ledger, self.audit)
@@ -298,6 +302,17 @@ class App:
     def use_daemon(self, remote: Any) -> None:
         self.remote = remote
         self._closers.append(remote.close)
+
+    def _mode_told(self, log: Any, event: str, fields: dict[str, Any]) -> None:
+        """A mode fruitctl changed by itself, in the log and the audit log (a full disk may
+        refuse the audit row too: the log still has it)."""
+        from fruitctl.domain.errors import FruitctlError
+
+        log.warning(event, **fields)
+        try:
+            self.audit.record(event=event, actor=AUTOMATIC, payload=fields)
+        except FruitctlError as exc:
+            log.warning("mode_change_not_audited", event=event, error=exc.message)
 
     def status(self) -> dict[str, Any]:
         """What ``system.info`` reports of this app: mode, backends, and each service's

@@ -198,6 +198,9 @@ def test_a_write_that_hits_disk_full_fails_whole_and_degrades_the_gateway(home: 
         held = app.modes.automatic()
         assert held == {"cause": "a database answered that the disk is full", "previous": "NORMAL"}
         assert app.status()["degraded"] == held
+        (audited,) = [e for e in app.audit.entries() if e["event"] == "mode_degraded"]
+        assert audited["actor"] == "fruitctl (automatic)"
+        assert audited["payload"]["cause"] == held["cause"]
         # governance's DEGRADED rules apply: an agent's file write now waits for a person
         (home / "workspace").mkdir()
         target = home / "workspace" / "out.txt"
