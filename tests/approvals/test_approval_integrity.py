@@ -5,6 +5,7 @@ allowlists bind agents, never the person."""
 
 from __future__ import annotations
 
+import getpass
 import json
 import sqlite3
 from collections.abc import Iterator
@@ -101,7 +102,7 @@ def test_lockdown_stops_an_approval_which_stays_pending_with_the_reason(
     trace = trace_of(app, pending["proposalId"])
     assert calls(app, trace) == [
         ("agent:claude", "proposed", "approval_required"),
-        (f"human:cli:{bootstrap.getpass.getuser()}", "blocked", "mode_forbidden"),
+        (f"human:cli:{getpass.getuser()}", "blocked", "mode_forbidden"),
     ]
 
     assert cli("mode", "set", "NORMAL").exit_code == 0

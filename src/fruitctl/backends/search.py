@@ -57,7 +57,7 @@ class SearxNGProvider:
             ) as client:
                 return self._follow(client, url, time.monotonic() + self._timeout)
         except httpx.TimeoutException as exc:
-            raise Timeout(f"{where} did not answer within {self._timeout:g} s.") from exc
+            raise Timeout.no_answer(where, self._timeout) from exc
         except (httpx.HTTPError, httpx.InvalidURL) as exc:
             raise BackendUnavailable(f"{where} cannot be reached: {_reason(exc)}.") from exc
 

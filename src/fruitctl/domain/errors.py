@@ -333,6 +333,11 @@ class PermissionDenied(FruitctlError):
     code = "permission_denied"
 
     @classmethod
+    def cannot_use(cls, path: str, why: str) -> Self:
+        """A path the file rules (or the file itself) refuse, and why."""
+        return cls(f"Cannot use '{path}': {why}.", path=path)
+
+    @classmethod
     def read_only_calendar(cls, name: str) -> Self:
         return cls(f"Calendar '{name}' is read-only.")
 
@@ -366,6 +371,10 @@ class ProposalExpired(FruitctlError):
 class Conflict(FruitctlError):
     code = "conflict"
 
+    @classmethod
+    def changed_while_deleted(cls, shown: str) -> Self:
+        return cls(f"'{shown}' changed while being deleted; nothing was deleted.", path=shown)
+
 
 class RateLimited(FruitctlError):
     code = "rate_limited"
@@ -379,6 +388,11 @@ class ModeForbidden(FruitctlError):
 class Timeout(FruitctlError):
     code = "timeout"
     retryable = True
+
+    @classmethod
+    def no_answer(cls, where: str, seconds: float) -> Self:
+        """A server (``where``) that did not answer within ``seconds``."""
+        return cls(f"{where} did not answer within {seconds:g} s.")
 
     @classmethod
     def after(cls, what: str, seconds: float) -> Self:
@@ -414,6 +428,14 @@ class OutcomeUnknown(FruitctlError):
 
 class Unsupported(FruitctlError):
     code = "unsupported"
+
+    @classmethod
+    def not_installed(cls, program: str, looked_in: str) -> Self:
+        return cls(f"'{program}' is not installed (looked in {looked_in}).", program=program)
+
+    @classmethod
+    def not_executable(cls, program: str) -> Self:
+        return cls(f"'{program}' cannot be executed.", program=program)
 
     @classmethod
     def location_alarm(cls, store: str) -> Self:

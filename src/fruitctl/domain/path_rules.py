@@ -96,7 +96,7 @@ class PathRules:
             raise _unresolvable(exc, path) from exc
         reason = self.refusal(real)
         if reason is not None:
-            raise PermissionDenied(f"Cannot use '{path}': {reason}.", path=path)
+            raise PermissionDenied.cannot_use(path, reason)
         return real
 
     def allows(self, real: Path) -> bool:

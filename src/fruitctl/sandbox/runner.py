@@ -164,11 +164,9 @@ def _resolve(name: str, env: Mapping[str, str]) -> str:
     """The program's full path (a wrapper starts it by path): a missing one is ``Unsupported``."""
     found = shutil.which(name, path=env.get("PATH", SAFE_PATH)) if "/" not in name else name
     if found is None or not os.path.exists(found):
-        raise Unsupported(
-            f"'{name}' is not installed (looked in {env.get('PATH', SAFE_PATH)}).", program=name
-        )
+        raise Unsupported.not_installed(name, env.get("PATH", SAFE_PATH))
     if not os.access(found, os.X_OK) or os.path.isdir(found):
-        raise Unsupported(f"'{name}' cannot be executed.", program=name)
+        raise Unsupported.not_executable(name)
     return os.path.abspath(found)
 
 
@@ -246,11 +244,9 @@ def _spawn(
             preexec_fn=_limiter(plan, confinement.before_exec()),
         )
     except FileNotFoundError as exc:
-        raise Unsupported(
-            f"'{argv[0]}' is not installed (looked in {SAFE_PATH}).", program=argv[0]
-        ) from exc
+        raise Unsupported.not_installed(argv[0], SAFE_PATH) from exc
     except PermissionError as exc:
-        raise Unsupported(f"'{argv[0]}' cannot be executed.", program=argv[0]) from exc
+        raise Unsupported.not_executable(argv[0]) from exc
     except subprocess.SubprocessError as exc:  # setrlimit refused in the child
         raise ExecutionFailed(f"Could not apply resource limits to '{argv[0]}'.") from exc
     except OSError as exc:

@@ -419,12 +419,12 @@ def _read_same(folder: int, name: str, info: os.stat_result, max_bytes: int, sho
         fd = os.open(name, _READ_FLAGS, dir_fd=folder)
         try:
             if _identity(os.fstat(fd)) != _identity(info):
-                raise Conflict(f"'{shown}' changed while being deleted; nothing was deleted.")
+                raise Conflict.changed_while_deleted(shown)
             data = _read_limited(fd, info.st_size, max_bytes, shown)
         finally:
             os.close(fd)
     if len(data) != info.st_size:
-        raise Conflict(f"'{shown}' changed while being deleted; nothing was deleted.")
+        raise Conflict.changed_while_deleted(shown)
     return data
 
 

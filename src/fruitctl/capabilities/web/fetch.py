@@ -133,7 +133,7 @@ class Fetcher:
             except httpcore.ConnectError as exc:
                 failure = exc  # the next checked address, if there is one
             except httpcore.TimeoutException as exc:
-                raise Timeout(f"{target.url} did not answer within {timeout:g} s.") from exc
+                raise Timeout.no_answer(target.url, timeout) from exc
             except (httpcore.NetworkError, httpcore.ProtocolError) as exc:
                 raise BackendUnavailable(f"{target.url} failed: {_reason(exc)}.") from exc
         raise BackendUnavailable(f"Could not connect to {target.url}: {_reason(failure)}.")

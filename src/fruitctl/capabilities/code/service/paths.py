@@ -20,9 +20,9 @@ def checked(path: str) -> Path:
     try:
         info = os.lstat(path)
     except FileNotFoundError as exc:
-        raise NotFound(f"'{path}' does not exist.", path=path) from exc
+        raise NotFound.path(path) from exc
     except OSError as exc:
-        raise PermissionDenied(f"Cannot use '{path}': {exc.strerror}.", path=path) from exc
+        raise PermissionDenied.cannot_use(path, str(exc.strerror)) from exc
     if stat.S_ISLNK(info.st_mode):
         raise PermissionDenied(
             f"Cannot use '{path}': it is a symbolic link; give the path it points to.", path=path
