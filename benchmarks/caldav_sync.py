@@ -66,6 +66,7 @@ from rich.table import Table
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tests"))
 import dense_calendar
 from caldav_server import Account, running_radicale
+from dense_calendar import recurrence_id, stamp, times
 
 from fruitctl.backends import caldav, ical_events, ical_occurrences
 from fruitctl.capabilities.calendar.service import CalendarService
@@ -113,10 +114,6 @@ class Check:
 
 
 # -- data ----------------------------------------------------------------------------------------
-
-
-def stamp(moment: datetime) -> str:
-    return moment.astimezone(UTC).strftime("%Y%m%dT%H%M%SZ")
 
 
 def todo_text(i: int, rng: random.Random) -> str:
@@ -184,22 +181,6 @@ def event_text(i: int, rng: random.Random) -> str:
             lines += times(start, timedelta(minutes=rng.choice((30, 60, 90))), zone)
     timezones = vtimezone(zone) if zone else ""
     return wrap("VEVENT", lines, timezones + extra)
-
-
-def times(start: datetime, length: timedelta, zone: str | None) -> list[str]:
-    if zone is None:
-        return [f"DTSTART:{stamp(start)}", f"DTEND:{stamp(start + length)}"]
-    local = start.astimezone(ZoneInfo(zone))
-    return [
-        f"DTSTART;TZID={zone}:{local:%Y%m%dT%H%M%S}",
-        f"DTEND;TZID={zone}:{local + length:%Y%m%dT%H%M%S}",
-    ]
-
-
-def recurrence_id(original: datetime, zone: str | None) -> str:
-    if zone is None:
-        return f"RECURRENCE-ID:{stamp(original)}"
-    return f"RECURRENCE-ID;TZID={zone}:{original.astimezone(ZoneInfo(zone)):%Y%m%dT%H%M%S}"
 
 
 def component(name: str, lines: Sequence[str]) -> str:
