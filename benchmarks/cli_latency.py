@@ -24,7 +24,6 @@ from __future__ import annotations
 import getpass
 import json
 import os
-import platform
 import resource
 import shutil
 import signal
@@ -36,6 +35,8 @@ import tempfile
 import time
 from pathlib import Path
 from typing import Any
+
+from checks_file import print_checks, write_results
 
 from fruitctl.capabilities.reminders.inputs import QueryReminders
 
@@ -222,31 +223,13 @@ def show(report: dict[str, dict[str, float]], found: list[dict[str, Any]]) -> No
     print(f"{'':36}{'wall p50 s':>12}{'cpu p50 s':>12}")
     for name, r in report.items():
         print(f"{name:36}{r['wall_p50_s']:12.4f}{r['cpu_p50_s']:12.4f}")
-    for check in found:
-        verdict = "PASS" if check["passed"] else "FAIL"
-        cpu = f" (cpu ratio {check['cpu_ratio']})" if "cpu_ratio" in check else ""
-        print(f"{verdict}  {check['name']} = {check['value']}{cpu} (target <= {check['target']})")
-    RESULTS.parent.mkdir(parents=True, exist_ok=True)
-    machine = {
-        "python": sys.version.split()[0],
-        "cpus": os.cpu_count(),
-        "platform": platform.platform(),
-        "load_average": os.getloadavg(),
-    }
-    config = {"rounds": ROUNDS, "warmup": WARMUP, "reminders_list_args": LIST_ARGS}
-    RESULTS.write_text(
-        json.dumps(
-            {
-                "benchmark": "cli_latency",
-                "machine": machine,
-                "config": config,
-                "results": report,
-                "checks": found,
-            },
-            indent=2,
-        )
+    print_checks(found)
+    write_results(
+        RESULTS,
+        {"rounds": ROUNDS, "warmup": WARMUP, "reminders_list_args": LIST_ARGS},
+        report,
+        found,
     )
-    print(f"results written to {RESULTS}")
 
 
 if __name__ == "__main__":

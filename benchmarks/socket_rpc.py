@@ -20,7 +20,6 @@ import asyncio
 import json
 import multiprocessing
 import os
-import platform
 import random
 import shutil
 import signal
@@ -32,6 +31,8 @@ import tempfile
 import time
 from pathlib import Path
 from typing import Any
+
+from checks_file import print_checks, write_results
 
 RESULTS = Path(__file__).parent / "results" / "socket_rpc.json"
 REMINDERS = 10_000
@@ -237,15 +238,7 @@ def show(report: dict[str, dict[str, float]], found: list[dict[str, Any]]) -> No
             f"{name:28}{r['p50_ms']:10.3f}{r['p99_ms']:10.3f}{r['answer_bytes']:10d}"
             f"{r['throughput_16_clients_rps']:18.0f}"
         )
-    for check in found:
-        verdict = "PASS" if check["passed"] else "FAIL"
-        print(f"{verdict}  {check['name']} = {check['value']} (target <= {check['target']})")
-    RESULTS.parent.mkdir(parents=True, exist_ok=True)
-    machine = {
-        "python": sys.version.split()[0],
-        "cpus": os.cpu_count(),
-        "platform": platform.platform(),
-    }
+    print_checks(found)
     config = {
         "reminders": REMINDERS,
         "rounds": ROUNDS,
@@ -253,19 +246,7 @@ def show(report: dict[str, dict[str, float]], found: list[dict[str, Any]]) -> No
         "clients": CLIENTS,
         "throughput_s": THROUGHPUT_S,
     }
-    RESULTS.write_text(
-        json.dumps(
-            {
-                "benchmark": "socket_rpc",
-                "machine": machine,
-                "config": config,
-                "results": report,
-                "checks": found,
-            },
-            indent=2,
-        )
-    )
-    print(f"results written to {RESULTS}")
+    write_results(RESULTS, config, report, found)
 
 
 if __name__ == "__main__":
