@@ -10,9 +10,18 @@ from __future__ import annotations
 import inspect
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
+from functools import cached_property
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, TypeAdapter, computed_field, model_validator
+from pydantic import (
+    BaseModel,
+    ConfigDict,
+    Field,
+    PrivateAttr,
+    TypeAdapter,
+    computed_field,
+    model_validator,
+)
 
 from fruitctl.domain.errors import FruitctlError
 from fruitctl.tools import docs
@@ -65,8 +74,27 @@ class ToolDefinition(BaseModel):
     open_world: bool = False
     timeout_seconds: float = 30
     rate_limit_per_hour: int | None = None
-    output_schema: dict[str, Any] = Field(default_factory=dict)
-    """What it answers (JSON Schema); a write's includes the pending-proposal shape."""
+    _answers: Answers | None = PrivateAttr(default=None)
+
+    @property
+    def output_schema(self) -> dict[str, Any]:
+        """What it answers (JSON Schema); a write's includes the pending-proposal shape."""
+        return {} if self._answers is None else self._answers.schema
+
+
+class Answers:
+    """What a tool answers, its JSON Schema made when first asked (a tool list, a description)
+    rather than when the tool is declared: it is half of what declaring every tool costs, and a
+    process that runs one call (the CLI in-process) never asks. A definition shaped by the
+    governance is a copy that shares this, so the schema is made once per tool."""
+
+    def __init__(self, shape: Any, *, writes: bool) -> None:
+        self.shape = shape
+        self.writes = writes
+
+    @cached_property
+    def schema(self) -> dict[str, Any]:
+        return output_schema_of(self.shape, writes=self.writes)
 
 
 class ToolResult(BaseModel):
@@ -265,8 +293,8 @@ def tool(
             open_world=open_world,
             timeout_seconds=timeout,
             rate_limit_per_hour=rate_limit_per_hour,
-            output_schema=output_schema_of(answers, writes=category in WRITE_CATEGORIES),
         )
+        definition._answers = Answers(answers, writes=category in WRITE_CATEGORIES)
         parser = parse or default_parse
         return Tool(
             definition=definition,
