@@ -19,6 +19,7 @@ def main() -> None:
 
     code = fast.run(sys.argv[1:])
     if code is not None:
+        gc.freeze()  # what it loaded stays to the end: not walked again as the process exits
         gc.enable()
         raise SystemExit(code)
     from fruitctl.cli.app import main as run_cli

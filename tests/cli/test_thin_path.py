@@ -2,7 +2,8 @@
 no composition root, and the commonest shapes (``cli.fast``) not even Typer or pydantic: a
 separate ``python -X importtime -m fruitctl …`` process is asked what it imported. The same
 command with ``FRUITCTL_IN_PROCESS=1`` must import them - the check's own proof that it sees
-them."""
+them. In this process too those shapes leave Typer out, and print (and end) exactly as
+Typer's CLI does."""
 
 from __future__ import annotations
 
@@ -13,7 +14,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from socket_daemon import FRUITCTL, Daemon, daemon_env, running, seed_demo, short_home
+from socket_daemon import FRUITCTL, Daemon, cli, daemon_env, running, seed_demo, short_home
 
 from fruitctl.capabilities.reminders.inputs import QueryReminders
 from fruitctl.cli import fast
@@ -25,6 +26,14 @@ PARSING = ("typer", "click", "pydantic", "pydantic_settings", "fruitctl.config")
 NO_TEXT = ("rich",)  # an exact JSON answer draws nothing
 PING = json.dumps({"jsonrpc": "2.0", "id": 1, "method": "system.ping"})
 SHORT = [["reminders", "list"], ["reminders", "list", "--json"], ["lists", "--json"], ["rpc", PING]]
+FAST_SHAPES = [
+    ["reminders", "list"],
+    ["reminders", "list", "--json"],
+    ["lists"],
+    ["lists", "--json"],
+]
+# The full CLI, Typer's, without __main__'s short way in front of it.
+TYPER_CLI = [sys.executable, "-c", "from fruitctl.cli.app import main; main()"]
 # Shapes the short way leaves to Typer: still no store nor backend.
 THROUGH_TYPER = [["reminders", "list", "--limit", "5"], ["lists", "--json", "--json"]]
 
@@ -96,3 +105,37 @@ def test_the_short_way_prints_what_the_long_one_does(daemon: Daemon, args: list[
         _, short = imported(daemon.home, shape)
         _, long = imported(daemon.home, shape, FRUITCTL_IN_PROCESS="1")
         assert short == long
+
+
+def typer_cli(home: Path, args: list[str], **env: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [*TYPER_CLI, *args],
+        env=daemon_env(home, **env),
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+
+
+@pytest.mark.parametrize("args", FAST_SHAPES, ids=" ".join)
+def test_in_process_the_short_way_prints_and_ends_as_typer_does(
+    daemon: Daemon, args: list[str]
+) -> None:
+    short = cli(daemon.home, *args, FRUITCTL_IN_PROCESS="1")
+    long = typer_cli(daemon.home, args, FRUITCTL_IN_PROCESS="1")
+    assert short.returncode == long.returncode == 0, short.stderr + long.stderr
+    assert short.stdout.strip() and (short.stdout, short.stderr) == (long.stdout, long.stderr)
+    names, _ = imported(daemon.home, args, FRUITCTL_IN_PROCESS="1")
+    assert "fruitctl.cli.fast" in names and heavy(names, ("typer", "click")) == set()
+
+
+@pytest.mark.parametrize("as_json", [False, True], ids=["text", "json"])
+def test_in_process_a_configuration_error_is_told_as_typer_tells_it(as_json: bool) -> None:
+    with short_home() as home:
+        (home / "config.toml").write_text("[server]\nsocket_path = 7\n")
+        args = ["reminders", "list", *(["--json"] if as_json else [])]
+        short = cli(home, *args)
+        long = typer_cli(home, args)
+    assert short.returncode == long.returncode == 78
+    assert "socket_path" in short.stderr + short.stdout
+    assert (short.stdout, short.stderr) == (long.stdout, long.stderr)

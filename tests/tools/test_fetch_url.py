@@ -14,7 +14,8 @@ from typing import Any
 import pytest
 from searx_server import FakeSearx, Handler, redirect_to, running_searx, send
 
-from fruitctl.capabilities.web.fetch import BYTES_MAX, REDIRECTS_MAX, Fetcher
+from fruitctl.capabilities.web.bounds import BYTES_MAX
+from fruitctl.capabilities.web.fetch import REDIRECTS_MAX, Fetcher
 from fruitctl.capabilities.web.html_text import html_to_text
 from fruitctl.capabilities.web.tools import FetchUrlInput, fetch_in_child
 from fruitctl.domain.errors import (

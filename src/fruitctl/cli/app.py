@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import gc
 import importlib
-import os
 import re
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -230,22 +229,17 @@ def services(as_json: bool = False, *, daemon: bool = True) -> bootstrap.App:
     this machine's gateway: a CLI pointed at one elsewhere is told so (``client`` is what
     works in both places).
 
-    This is where the CLI picks its path, once for every command: when a daemon answers on the
-    socket, ``App.call`` goes through it; otherwise the same gateway runs in this process on the
-    same files. ``FRUITCTL_IN_PROCESS=1`` forces the latter."""
-    from fruitctl import bootstrap
-    from fruitctl.daemon.lifecycle import RuntimeFiles
-    from fruitctl.transports.rpc.client import DaemonClient
-
+    The path a call takes is picked once for every command (``cli.thin.gateway``): through the
+    daemon's socket when one answers, else in this process; ``daemon=False``: in this process."""
     with reporting(as_json):
         only_here()
-        built = bootstrap.build()
+        if daemon:
+            built = thin.gateway()
+        else:
+            from fruitctl import bootstrap
+
+            built = bootstrap.build()
     _open.append(built)
-    if daemon and not os.environ.get(thin.IN_PROCESS_ENV):
-        files = RuntimeFiles(built.config.paths.socket_file)
-        remote = DaemonClient.connect(files.socket, files.token)
-        if remote is not None:
-            built.use_daemon(remote)
     return built
 
 

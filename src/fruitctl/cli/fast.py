@@ -1,13 +1,15 @@
-"""The commands an agent runs once per step, run without Typer when this machine's daemon
-answers: ``reminders list``, ``lists`` (each alone or with ``--json``) and ``rpc MESSAGE``.
+"""The commands an agent runs once per step, run without Typer: ``reminders list``, ``lists``
+(each alone or with ``--json``) and ``rpc MESSAGE``.
 
 Typer builds every option of a command (with pydantic, which it uses to check values) before
 the command runs; for a command that forwards one request that costs several times the
 request. These few exact shapes need no parsing: what they send is fixed (``reminders list``
 sends its input model's defaults, ``LIST_DEFAULTS``, held to the model by a test), and they
-print through the same ``cli.output`` and ``cli.render`` as the full CLI. Anything else - an
-option, ``--help``, a gateway elsewhere (``FRUITCTL_URL``), ``FRUITCTL_IN_PROCESS``, no daemon
-answering - returns None, and the full CLI runs the command as before.
+print through the same ``cli.output`` and ``cli.render`` as the full CLI. When this machine's
+daemon answers they go straight to it; when none does (or ``FRUITCTL_IN_PROCESS`` asks), they
+build the gateway as the full CLI does (``cli.thin.gateway``) and call it. Anything else - an
+option, ``--help``, a gateway elsewhere (``FRUITCTL_URL``) - returns None, and the full CLI
+runs the command.
 """
 
 from __future__ import annotations
@@ -35,10 +37,6 @@ def run(argv: list[str]) -> int | None:
     words = tuple(arg for arg in argv if arg != JSON_FLAG)
     if words not in CALLS or len(argv) - len(words) > 1 or not _local():
         return None
-    here = thin.daemon()
-    if here is None:
-        return None
-    daemon, socket = here
     tool, args, shower = CALLS[words]
     from fruitctl.cli.client import LocalClient
     from fruitctl.cli.output import run as answer
@@ -48,12 +46,25 @@ def run(argv: list[str]) -> int | None:
 
         getattr(render, shower)(result)
 
-    client = LocalClient(daemon=daemon, socket=socket)
+    here = thin.daemon()
+    opened: list[Any] = []
+    if here is None:
+        client = LocalClient(build=lambda: _opened(opened, thin.gateway()))
+    else:
+        daemon, socket = here
+        opened.append(daemon)
+        client = LocalClient(daemon=daemon, socket=socket)
     try:
         answer(as_json, lambda: client.call(tool, dict(args)), show)
     finally:
-        daemon.close()
+        for each in opened:
+            each.close()
     return 0
+
+
+def _opened(opened: list[Any], thing: Any) -> Any:
+    opened.append(thing)
+    return thing
 
 
 def _rpc(message: str) -> int | None:

@@ -22,6 +22,7 @@ from fruitctl.config_files import ConfigError, read_toml
 from fruitctl.paths import SOCKET_ENV, Paths
 
 if TYPE_CHECKING:
+    from fruitctl.bootstrap import App
     from fruitctl.transports.rpc.client import DaemonClient
 
 IN_PROCESS_ENV = "FRUITCTL_IN_PROCESS"
@@ -62,6 +63,24 @@ def daemon(env: Mapping[str, str] = os.environ) -> tuple[DaemonClient, Path] | N
     files = RuntimeFiles(found)
     connected = DaemonClient.connect(files.socket, files.token)
     return None if connected is None else (connected, found)
+
+
+def gateway(env: Mapping[str, str] = os.environ) -> App:
+    """This machine's gateway for a command: the composition root's app, built from the full
+    configuration (whose errors are the caller's to report), its calls sent through the daemon
+    on the configured socket when one answers there, else run in this process on the same
+    files (always, with ``FRUITCTL_IN_PROCESS``). The caller closes it."""
+    from fruitctl import bootstrap
+    from fruitctl.daemon.lifecycle import RuntimeFiles
+    from fruitctl.transports.rpc.client import DaemonClient
+
+    built = bootstrap.build()
+    if not env.get(IN_PROCESS_ENV):
+        files = RuntimeFiles(built.config.paths.socket_file)
+        remote = DaemonClient.connect(files.socket, files.token)
+        if remote is not None:
+            built.use_daemon(remote)
+    return built
 
 
 def send_raw(message: str, configured_socket: Callable[[], Path]) -> int:

@@ -25,8 +25,6 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-import psutil
-
 from fruitctl.config import HealthConfig
 from fruitctl.domain.errors import FruitctlError, StorageFault
 from fruitctl.policy.modes import ModeStore
@@ -53,6 +51,8 @@ def machine(folder: Path) -> Reader:
     """The real reading: the disk holding ``folder`` and the machine's memory."""
 
     def read() -> Reading:
+        import psutil  # when the machine is first read: a one-call process may never ask
+
         memory = psutil.virtual_memory()
         return Reading(
             free_disk_mb=shutil.disk_usage(folder).free / MB,

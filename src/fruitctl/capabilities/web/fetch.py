@@ -27,6 +27,7 @@ from urllib.parse import urljoin, urlsplit
 
 import httpcore
 
+from fruitctl.capabilities.web.bounds import BYTES_DEFAULT, SECONDS_DEFAULT, URL_MAX
 from fruitctl.capabilities.web.html_text import html_to_text
 from fruitctl.domain.errors import (
     BackendUnavailable,
@@ -38,11 +39,6 @@ from fruitctl.domain.errors import (
 )
 from fruitctl.domain.hosts import AddressRules, DomainRules, normalize_host
 
-URL_MAX = 2_048
-BYTES_DEFAULT = 1_000_000
-BYTES_MAX = 5_000_000
-SECONDS_DEFAULT = 15
-SECONDS_MAX = 25
 REDIRECTS_MAX = 5
 _REDIRECTS = frozenset({301, 302, 303, 307, 308})
 _DEFAULT_PORTS = {"http": 80, "https": 443}
