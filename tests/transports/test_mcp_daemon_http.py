@@ -20,7 +20,7 @@ from socket_daemon import Raw, running, seed_demo, short_home
 from test_mcp_http import RunningServer
 
 from fruitctl import bootstrap
-from fruitctl.transports.mcp_http import ensure_token
+from fruitctl.transports.mcp_access import ensure_token
 
 pytestmark = pytest.mark.slow  # its one test takes two seconds or more
 

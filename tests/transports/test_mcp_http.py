@@ -35,14 +35,8 @@ from fruitctl import bootstrap
 from fruitctl.private import make_dirs
 from fruitctl.startup import StartupError
 from fruitctl.transports.http.tokens import RateLimiter, TokenStore, secrets_dir
-from fruitctl.transports.mcp_http import (
-    ALLOW_REMOTE_ENV,
-    GuardedMcpApp,
-    ensure_token,
-    http_app,
-    serve_http,
-    token_path,
-)
+from fruitctl.transports.mcp_access import ensure_token, token_path
+from fruitctl.transports.mcp_http import ALLOW_REMOTE_ENV, GuardedMcpApp, http_app, serve_http
 
 TOKEN = "test-token-not-a-secret-0123456789"
 PORT = 8766

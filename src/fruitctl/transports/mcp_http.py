@@ -32,7 +32,6 @@ from __future__ import annotations
 import contextlib
 import hmac
 import os
-import secrets
 import signal
 import socket
 import sys
@@ -41,7 +40,6 @@ from collections.abc import Iterator
 from contextlib import AbstractAsyncContextManager
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
-from urllib.parse import urlsplit
 
 import uvicorn
 from mcp.server.streamable_http_manager import StreamableHTTPSessionManager
@@ -52,7 +50,6 @@ from starlette.types import ASGIApp, Receive, Scope, Send
 
 from fruitctl.capabilities.toolsets import ToolSet
 from fruitctl.domain.actors import Actor
-from fruitctl.private import NotPrivate, private_folder, read_or_create
 from fruitctl.startup import StartupError
 from fruitctl.transports import asgi, net
 from fruitctl.transports.http import connections, edge
@@ -61,10 +58,16 @@ from fruitctl.transports.http.tokens import (
     Claims,
     SecretError,
     TokenStore,
-    secrets_dir,
     serving_store,
 )
 from fruitctl.transports.mcp import ACTOR_KEY, TOOLS_KEY, McpTools, build_server
+from fruitctl.transports.mcp_access import (
+    MCP_PATH,
+    allowed_hosts,
+    allowed_origins,
+    read_or_create_token,
+    token_path,
+)
 from fruitctl.transports.mcp_sessions import (
     MAX_SESSIONS,
     MAX_SESSIONS_PER_TOKEN,
@@ -75,7 +78,6 @@ from fruitctl.transports.mcp_sessions import (
 if TYPE_CHECKING:
     from fruitctl.bootstrap import App
 
-MCP_PATH = "/mcp"
 DEFAULT_MAX_BODY_BYTES = 1_048_576
 ALLOW_REMOTE_ENV = "FRUITCTL_MCP_ALLOW_REMOTE"
 SHUTDOWN_GRACE_SECONDS = 3  # an open SSE stream must not hold Ctrl-C up forever
@@ -232,51 +234,6 @@ def http_app(
     )
 
 
-def allowed_hosts(host: str, port: int, public_url: str = "") -> list[str]:
-    """The ``Host`` values that name this server: the loopback names, the bound address, and
-    the host of ``public_url`` (``[http] public_url``: as typed, and with the bound port)."""
-    names = [f"{name}:{port}" for name in (*net.LOOPBACK_NAMES, net.uri_host(host))]
-    if public_url:
-        netloc = urlsplit(public_url).netloc.lower()
-        names += [netloc, f"{netloc.rsplit(':', 1)[0]}:{port}"]
-    return list(dict.fromkeys(names))
-
-
-def allowed_origins(hosts: list[str], public_url: str = "") -> list[str]:
-    """The ``Origin`` values a browser on this server's pages sends: http on each host name,
-    and ``public_url``'s own scheme and host (https when a proxy adds TLS)."""
-    origins = [f"http://{name}" for name in hosts]
-    if public_url:
-        parts = urlsplit(public_url)
-        origins.append(f"{parts.scheme}://{parts.netloc}".lower())
-    return list(dict.fromkeys(origins))
-
-
-# --- the token ----------------------------------------------------------------------------------
-
-
-def token_path(app: App) -> Path:
-    return secrets_dir(app) / "mcp_token"
-
-
-def ensure_token(app: App) -> str:
-    """The bearer token for HTTP clients, made (and kept, 0600) on first use."""
-    return _read_or_create(token_path(app))[0]
-
-
-def _read_or_create(path: Path) -> tuple[str, bool]:
-    """The token in ``path`` and whether it was made just now."""
-    try:
-        private_folder(path.parent, "the MCP token")
-        text, created = read_or_create(path, lambda: secrets.token_urlsafe(32) + "\n")
-    except NotPrivate as exc:
-        raise StartupError(str(exc)) from exc
-    token = text.strip()
-    if not token or not token.isascii() or not token.isprintable():
-        raise StartupError(f"{path} holds no usable token: delete it and a new one is made")
-    return token, created
-
-
 # --- the server ---------------------------------------------------------------------------------
 
 
@@ -293,7 +250,7 @@ def serve_http(
     with _exit_on_error():
         _refuse_remote(host)
         with _bind(host, port) as listener:
-            token, created = _read_or_create(token_path(app))  # made only once bound
+            token, created = read_or_create_token(token_path(app))  # made only once bound
             _run(app, listener, host, token, created, tools, offered)
 
 

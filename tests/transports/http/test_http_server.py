@@ -20,7 +20,7 @@ from fruitctl.startup import CannotListen, NotAllowed
 from fruitctl.transports.http import announce
 from fruitctl.transports.http.server import HttpServer
 from fruitctl.transports.http.tokens import TokenStore, secrets_dir
-from fruitctl.transports.mcp_http import ensure_token
+from fruitctl.transports.mcp_access import ensure_token
 from fruitctl.transports.net import is_loopback
 
 AGENT = Actor("agent", "mcp-client")

@@ -17,25 +17,29 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import importlib
 import socket
+import sys
 import threading
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from typing import TYPE_CHECKING
 
 import uvicorn
 from starlette.types import ASGIApp, Receive, Scope, Send
 
 from fruitctl.startup import StartupError
-from fruitctl.transports import mcp_http, net
+from fruitctl.transports import mcp_access, net
 from fruitctl.transports.http import connections, edge
 from fruitctl.transports.http.announce import ProposalWatcher
 from fruitctl.transports.http.app import create_app
+from fruitctl.transports.http.errors import error_response
 from fruitctl.transports.http.notify import Notifier
 from fruitctl.transports.http.tokens import TokenStore, serving_store
 
 if TYPE_CHECKING:
     from fruitctl.bootstrap import App
+    from fruitctl.transports.mcp_http import GuardedMcpApp
 
 WATCH_SECONDS = 2.0
 START_TIMEOUT_SECONDS = 10.0
@@ -68,7 +72,7 @@ class HttpServer:
         self.warnings: list[str] = []
         self._socket: socket.socket | None = None
         self._server: _Uvicorn | None = None
-        self._mcp: mcp_http.GuardedMcpApp | None = None
+        self._mcp: McpOnFirstUse | None = None
 
     def bind(self) -> str:
         """Listen (nothing is served until ``serve``) and return the base URL."""
@@ -78,18 +82,26 @@ class HttpServer:
         self.url = f"http://{net.uri_host(self.host)}:{port}"
         public = self.app.config.settings.http.public_url
         self.app.approvals.page_base = public or self.url
-        hosts = mcp_http.allowed_hosts(self.host, port, public)  # one rule for both doors
+        hosts = mcp_access.allowed_hosts(self.host, port, public)  # one rule for both doors
         api = create_app(self.app, tokens=self.tokens, allowed_hosts=hosts)
-        self._mcp = mcp_http.http_app(
-            self.app.gateway,
-            token=mcp_http.ensure_token(self.app),
-            host=self.host,
-            port=port,
-            elicit=self.app.config.settings.approvals.mcp_elicitation,
-            tokens=self.tokens,
-            public_url=public,
-            offered=self.app.mcp_tools,
-        )
+        token = mcp_access.ensure_token(self.app)  # there for a client before MCP is loaded
+        gateway, host = self.app.gateway, self.host
+
+        def mcp_app() -> GuardedMcpApp:
+            from fruitctl.transports import mcp_http
+
+            return mcp_http.http_app(
+                gateway,
+                token=token,
+                host=host,
+                port=port,
+                elicit=self.app.config.settings.approvals.mcp_elicitation,
+                tokens=self.tokens,
+                public_url=public,
+                offered=self.app.mcp_tools,
+            )
+
+        self._mcp = McpOnFirstUse(mcp_app)
         asgi = _beside_mcp(api, self._mcp)
         config = uvicorn.Config(
             asgi,
@@ -111,10 +123,11 @@ class HttpServer:
         if self._server is None or self._socket is None or self._mcp is None:
             raise RuntimeError("bind() first")
         watcher = asyncio.create_task(self._watch())
+        mcp = asyncio.create_task(self._mcp.run())
         try:
-            async with self._mcp.running():  # MCP's session manager (no lifespan events here)
-                await self._server.serve(sockets=[self._socket])
+            await self._server.serve(sockets=[self._socket])
         finally:
+            await self._mcp.stop(mcp)
             watcher.cancel()
             with contextlib.suppress(asyncio.CancelledError):
                 await watcher
@@ -179,6 +192,59 @@ class HttpServer:
         return f"{approvals.page_base.rstrip('/')}/ui/proposals" if approvals.page_base else None
 
 
+class McpOnFirstUse:
+    """MCP at ``/mcp``, loaded when the first request for it arrives: the SDK and its models
+    are about a third of a daemon's start, and most daemons never serve MCP over HTTP (agents
+    reach them through the socket or ``fruitctl mcp``'s stdio).
+
+    The SDK's session manager runs for the server's life in a task of its own (``run``, started
+    by ``serve``): its task group must be left by the task that entered it, never by the request
+    that happened to come first. That request waits for it; the SDK is imported on a worker
+    thread meanwhile, so the event loop keeps answering everything else."""
+
+    def __init__(self, build: Callable[[], GuardedMcpApp]) -> None:
+        self._build = build
+        self._app: GuardedMcpApp | None = None
+        self._wanted = asyncio.Event()
+        self._ready = asyncio.Event()
+        self._done = asyncio.Event()
+        self._failure = ""
+
+    async def run(self) -> None:
+        await self._wanted.wait()
+        try:
+            await asyncio.to_thread(importlib.import_module, "fruitctl.transports.mcp_http")
+            app = self._build()
+            async with app.running():  # MCP's session manager (no lifespan events here)
+                self._app = app
+                self._ready.set()
+                await self._done.wait()
+        except Exception as exc:  # told to every MCP request (and to the log), not raised here
+            self._failure = f"{type(exc).__name__}: {exc}"
+            print(f"fruitctl: MCP over HTTP could not start: {self._failure}", file=sys.stderr)
+        finally:
+            self._ready.set()  # a request waiting on a failed start is answered, not held
+
+    async def stop(self, task: asyncio.Task[None]) -> None:
+        """End ``run``: its sessions closed when it started, its wait cut short when not."""
+        if self._wanted.is_set():
+            self._done.set()
+        else:
+            task.cancel()
+        with contextlib.suppress(asyncio.CancelledError):
+            await task
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if self._app is None:
+            self._wanted.set()
+            await self._ready.wait()
+        if self._app is None:
+            message = f"MCP over HTTP could not start in this daemon ({self._failure})."
+            await error_response("internal_error", message)(scope, receive, send)
+            return
+        await self._app(scope, receive, send)
+
+
 def _beside_mcp(api: ASGIApp, mcp: ASGIApp) -> ASGIApp:
     """One ASGI app: MCP over streamable HTTP at ``/mcp`` (its own guard and bearer token, as with
     ``fruitctl mcp --http``), everything else the API and the approval page. Both admit API
@@ -186,7 +252,7 @@ def _beside_mcp(api: ASGIApp, mcp: ASGIApp) -> ASGIApp:
 
     async def route(scope: Scope, receive: Receive, send: Send) -> None:
         path = scope.get("path", "")
-        if path == mcp_http.MCP_PATH or path.startswith(mcp_http.MCP_PATH + "/"):
+        if path == mcp_access.MCP_PATH or path.startswith(mcp_access.MCP_PATH + "/"):
             await mcp(scope, receive, send)
         else:
             await api(scope, receive, send)

@@ -1,0 +1,116 @@
+"""The daemon's HTTP port serves MCP at ``/mcp`` with the SDK loaded on the first request for
+it: a daemon that only ever serves its socket and the API never pays for it. A fresh process
+tells what it had imported before and after; a start that fails answers every MCP request with
+the reason, and leaves the rest of the server alone."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import httpx
+import pytest
+from starlette.types import Receive, Scope, Send
+
+from fruitctl.transports.http.server import McpOnFirstUse
+
+SDK = "mcp.server.streamable_http_manager"
+SCRIPT = """
+import json, sys
+import httpx
+from fruitctl import bootstrap
+from fruitctl.transports.http.server import HttpServer
+from fruitctl.transports.mcp_access import ensure_token
+
+app = bootstrap.build()
+token = ensure_token(app)
+seen = {}
+with HttpServer(app, port=0).running() as url:
+    seen["api"] = httpx.get(url + "/ui/proposals", follow_redirects=False).status_code
+    seen["before"] = SDK in sys.modules
+    headers = {"Authorization": "Bearer " + token, "Accept": "application/json, text/event-stream"}
+    answer = httpx.post(url + "/mcp", json=INITIALIZE, headers=headers, timeout=60)
+    seen["initialize"] = answer.status_code
+    seen["server"] = answer.text.count("fruitctl")
+    seen["after"] = SDK in sys.modules
+app.close()
+print(json.dumps(seen))
+"""
+INITIALIZE = {
+    "jsonrpc": "2.0",
+    "id": 1,
+    "method": "initialize",
+    "params": {
+        "protocolVersion": "2025-06-18",
+        "capabilities": {},
+        "clientInfo": {"name": "test", "version": "1"},
+    },
+}
+
+
+@pytest.mark.process
+@pytest.mark.slow
+def test_the_sdk_is_loaded_by_the_first_mcp_request_and_answers_it(tmp_path: Path) -> None:
+    script = f"SDK = {SDK!r}\nINITIALIZE = {INITIALIZE!r}\n{SCRIPT}"
+    done = subprocess.run(
+        [sys.executable, "-c", script],
+        env={"FRUITCTL_HOME": str(tmp_path), "PATH": "/usr/bin:/bin"},
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert done.returncode == 0, done.stderr[-3000:]
+    seen = json.loads(done.stdout.splitlines()[-1])
+    assert seen["api"] < 500
+    assert seen["before"] is False
+    assert seen["initialize"] == 200 and seen["server"] >= 1
+    assert seen["after"] is True
+
+
+def _broken() -> McpOnFirstUse:
+    def build() -> McpOnFirstUse:
+        raise RuntimeError("no SDK here")
+
+    return McpOnFirstUse(build)  # type: ignore[arg-type]
+
+
+def test_a_start_that_fails_answers_each_request_with_why() -> None:
+    async def scenario() -> list[httpx.Response]:
+        door = _broken()
+        task = asyncio.create_task(door.run())
+        transport = httpx.ASGITransport(app=door)
+        async with httpx.AsyncClient(transport=transport, base_url="http://127.0.0.1") as http:
+            answers = [await http.post("/mcp", json=INITIALIZE) for _ in range(2)]
+        await door.stop(task)
+        assert task.done()
+        return answers
+
+    for answer in asyncio.run(scenario()):
+        assert answer.status_code == 500
+        error = answer.json()["error"]
+        assert error["code"] == "INTERNAL_ERROR"
+        assert "RuntimeError: no SDK here" in error["message"]
+
+
+def test_a_server_that_never_served_mcp_stops_without_loading_it() -> None:
+    built: list[str] = []
+
+    async def app(scope: Scope, receive: Receive, send: Send) -> None:  # pragma: no cover
+        raise AssertionError("never called")
+
+    def build() -> object:
+        built.append("built")
+        return app
+
+    async def scenario() -> bool:
+        door = McpOnFirstUse(build)  # type: ignore[arg-type]
+        task = asyncio.create_task(door.run())
+        await asyncio.sleep(0)
+        await asyncio.wait_for(door.stop(task), timeout=30)
+        return task.cancelled()
+
+    assert asyncio.run(scenario()) is True
+    assert built == []
