@@ -11,6 +11,7 @@ folder or disk) is opened read-only instead: reads work, and each write says why
 
 from __future__ import annotations
 
+import json
 import os
 import secrets
 import sqlite3
@@ -58,9 +59,11 @@ def open_database(path: Path, kind: Kind, *, synchronous: str = "NORMAL") -> Eng
 
 
 # The head schema of each kind, as the statements that make it (``iterdump`` of a file Alembic
-# just migrated from nothing), once this process has made one: every further new file of that
-# kind is made by running them, a few milliseconds instead of Alembic's tens. A process that
-# makes many (a test per home, a daemon per account) pays the migrations once. The rows a
+# just migrated from nothing): a new file is made by running them, a few milliseconds instead of
+# Alembic's tens (and its import's). They ship beside the migrations (``head_schema_file``:
+# every process, a daemon or a CLI on a fresh home, makes its first file without Alembic),
+# checked against the migrations by a test; a shipped file for another revision is not used,
+# and the first file this process makes is then migrated and its statements kept. The rows a
 # migration writes into a new file are the local store's first list and first calendar, one
 # row each (``_FIRST_ROWS``): a file made from the head schema gives them an id and a creation
 # time of their own, as the migration does. A head schema with any other row of its own is not
@@ -74,6 +77,10 @@ def _made_new(engine: Engine, kind: Kind) -> bool:
     when it has none yet (it is made by migrating this file) or the file is not empty."""
     if kind in _HEAD_SCHEMA and _HEAD_SCHEMA[kind] is None:
         return False  # migrated every time
+    if kind not in _HEAD_SCHEMA:
+        shipped = shipped_head_schema(kind)
+        if shipped is not None:
+            _HEAD_SCHEMA[kind] = shipped
     raw = engine.raw_connection()
     try:
         sqlite = raw.driver_connection
@@ -86,6 +93,35 @@ def _made_new(engine: Engine, kind: Kind) -> bool:
             _HEAD_SCHEMA[kind] = _schema_only(_statements(sqlite))
             return True
         return _run_on_empty(sqlite, statements)
+    finally:
+        raw.close()
+
+
+def head_schema_file(kind: Kind) -> Path:
+    return MIGRATIONS / kind / "head_schema.json"
+
+
+def shipped_head_schema(kind: Kind) -> list[str] | None:
+    """The statements shipped for this kind's head (``HEADS``), or None: no file, one that does
+    not read, or one made for another revision."""
+    try:
+        statements = json.loads(head_schema_file(kind).read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return None
+    if not (isinstance(statements, list) and all(isinstance(s, str) for s in statements)):
+        return None
+    version = f"INSERT INTO \"alembic_version\" VALUES('{HEADS[kind]}');"
+    return _schema_only(statements) if version in statements else None
+
+
+def head_statements(engine: Engine, kind: Kind) -> list[str] | None:
+    """What ``head_schema_file`` holds: the statements of a file just migrated to the head."""
+    upgrade(engine, kind)
+    raw = engine.raw_connection()
+    try:
+        sqlite = raw.driver_connection
+        assert isinstance(sqlite, sqlite3.Connection)
+        return _schema_only(_statements(sqlite))
     finally:
         raw.close()
 
