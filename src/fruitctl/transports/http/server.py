@@ -23,7 +23,8 @@ import sys
 import threading
 import time
 from collections.abc import Callable, Iterator
-from typing import TYPE_CHECKING
+from contextlib import AbstractAsyncContextManager
+from typing import TYPE_CHECKING, Any
 
 import uvicorn
 from starlette.types import ASGIApp, Receive, Scope, Send
@@ -32,7 +33,6 @@ from fruitctl.startup import StartupError
 from fruitctl.transports import mcp_access, net
 from fruitctl.transports.http import connections, edge
 from fruitctl.transports.http.announce import ProposalWatcher
-from fruitctl.transports.http.app import create_app
 from fruitctl.transports.http.errors import error_response
 from fruitctl.transports.http.notify import Notifier
 from fruitctl.transports.http.tokens import TokenStore, serving_store
@@ -72,7 +72,8 @@ class HttpServer:
         self.warnings: list[str] = []
         self._socket: socket.socket | None = None
         self._server: _Uvicorn | None = None
-        self._mcp: McpOnFirstUse | None = None
+        self._api: OnFirstUse | None = None
+        self._mcp: OnFirstUse | None = None
 
     def bind(self) -> str:
         """Listen (nothing is served until ``serve``) and return the base URL."""
@@ -83,9 +84,13 @@ class HttpServer:
         public = self.app.config.settings.http.public_url
         self.app.approvals.page_base = public or self.url
         hosts = mcp_access.allowed_hosts(self.host, port, public)  # one rule for both doors
-        api = create_app(self.app, tokens=self.tokens, allowed_hosts=hosts)
         token = mcp_access.ensure_token(self.app)  # there for a client before MCP is loaded
         gateway, host = self.app.gateway, self.host
+
+        def api_app() -> Any:
+            from fruitctl.transports.http.app import create_app
+
+            return create_app(self.app, tokens=self.tokens, allowed_hosts=hosts)
 
         def mcp_app() -> GuardedMcpApp:
             from fruitctl.transports import mcp_http
@@ -101,8 +106,11 @@ class HttpServer:
                 offered=self.app.mcp_tools,
             )
 
-        self._mcp = McpOnFirstUse(mcp_app)
-        asgi = _beside_mcp(api, self._mcp)
+        self._api = OnFirstUse("The HTTP API", "fruitctl.transports.http.app", api_app)
+        self._mcp = OnFirstUse(
+            "MCP over HTTP", "fruitctl.transports.mcp_http", mcp_app, lambda app: app.running()
+        )
+        asgi = _beside_mcp(self._api, self._mcp)
         config = uvicorn.Config(
             asgi,
             log_config=None,  # leave the host process's logging alone
@@ -120,14 +128,15 @@ class HttpServer:
 
     async def serve(self) -> None:
         """Serve until ``stop()``; call ``bind()`` first."""
-        if self._server is None or self._socket is None or self._mcp is None:
+        if self._server is None or self._socket is None or None in (self._mcp, self._api):
             raise RuntimeError("bind() first")
         watcher = asyncio.create_task(self._watch())
-        mcp = asyncio.create_task(self._mcp.run())
+        doors = [(door, asyncio.create_task(door.run())) for door in (self._api, self._mcp) if door]
         try:
             await self._server.serve(sockets=[self._socket])
         finally:
-            await self._mcp.stop(mcp)
+            for door, task in doors:
+                await door.stop(task)
             watcher.cancel()
             with contextlib.suppress(asyncio.CancelledError):
                 await watcher
@@ -192,19 +201,29 @@ class HttpServer:
         return f"{approvals.page_base.rstrip('/')}/ui/proposals" if approvals.page_base else None
 
 
-class McpOnFirstUse:
-    """MCP at ``/mcp``, loaded when the first request for it arrives: the SDK and its models
-    are about a third of a daemon's start, and most daemons never serve MCP over HTTP (agents
-    reach them through the socket or ``fruitctl mcp``'s stdio).
+class OnFirstUse:
+    """A door on the HTTP port (MCP at ``/mcp``, the API and its page), loaded when the first
+    request for it arrives: the MCP SDK and its models are about a third of a daemon's start,
+    FastAPI and the API's routes a fifth, and many daemons serve only their socket.
 
-    The SDK's session manager runs for the server's life in a task of its own (``run``, started
-    by ``serve``): its task group must be left by the task that entered it, never by the request
-    that happened to come first. That request waits for it; the SDK is imported on a worker
-    thread meanwhile, so the event loop keeps answering everything else."""
+    What it serves runs for the server's life in a task of its own (``run``, started by
+    ``serve``), with its ``lifetime`` around it (MCP's session manager): that task group must
+    be left by the task that entered it, never by the request that happened to come first. That
+    request waits for it; the module is imported on a worker thread meanwhile, so the event loop
+    keeps answering everything else."""
 
-    def __init__(self, build: Callable[[], GuardedMcpApp]) -> None:
+    def __init__(
+        self,
+        what: str,
+        module: str,
+        build: Callable[[], Any],
+        lifetime: Callable[[Any], AbstractAsyncContextManager[Any]] | None = None,
+    ) -> None:
+        self._what = what
+        self._module = module
         self._build = build
-        self._app: GuardedMcpApp | None = None
+        self._lifetime = lifetime
+        self._app: ASGIApp | None = None
         self._wanted = asyncio.Event()
         self._ready = asyncio.Event()
         self._done = asyncio.Event()
@@ -213,20 +232,21 @@ class McpOnFirstUse:
     async def run(self) -> None:
         await self._wanted.wait()
         try:
-            await asyncio.to_thread(importlib.import_module, "fruitctl.transports.mcp_http")
+            await asyncio.to_thread(importlib.import_module, self._module)
             app = self._build()
-            async with app.running():  # MCP's session manager (no lifespan events here)
+            lifetime = self._lifetime(app) if self._lifetime else contextlib.nullcontext()
+            async with lifetime:
                 self._app = app
                 self._ready.set()
                 await self._done.wait()
-        except Exception as exc:  # told to every MCP request (and to the log), not raised here
+        except Exception as exc:  # told to every request for it (and to the log), not raised
             self._failure = f"{type(exc).__name__}: {exc}"
-            print(f"fruitctl: MCP over HTTP could not start: {self._failure}", file=sys.stderr)
+            print(f"fruitctl: {self._what} could not start: {self._failure}", file=sys.stderr)
         finally:
             self._ready.set()  # a request waiting on a failed start is answered, not held
 
     async def stop(self, task: asyncio.Task[None]) -> None:
-        """End ``run``: its sessions closed when it started, its wait cut short when not."""
+        """End ``run``: what it started closed, its wait cut short when it started nothing."""
         if self._wanted.is_set():
             self._done.set()
         else:
@@ -239,7 +259,7 @@ class McpOnFirstUse:
             self._wanted.set()
             await self._ready.wait()
         if self._app is None:
-            message = f"MCP over HTTP could not start in this daemon ({self._failure})."
+            message = f"{self._what} could not start in this daemon ({self._failure})."
             await error_response("internal_error", message)(scope, receive, send)
             return
         await self._app(scope, receive, send)
