@@ -163,6 +163,19 @@ class DaemonClient:
         decided: dict[str, Any] = self.rpc.request("proposals.decide", params)
         return decided
 
+    def proposals(self, status: str | None, limit: int, actor: Actor) -> list[dict[str, Any]]:
+        """Proposals newest first, of ``status`` (None: all), as ``actor`` may read them."""
+        self.identify(actor)
+        found: list[dict[str, Any]] = self.rpc.request(
+            "proposals.list", {"status": status, "limit": limit}
+        )
+        return found
+
+    def proposal(self, proposal_id: str, actor: Actor) -> dict[str, Any]:
+        self.identify(actor)
+        found: dict[str, Any] = self.rpc.request("proposals.get", {"id": proposal_id})
+        return found
+
     def identify(self, actor: Actor) -> None:
         if actor == self._speaking_for:
             return
