@@ -6,6 +6,7 @@ them."""
 
 from __future__ import annotations
 
+import inspect
 import json
 import subprocess
 import sys
@@ -16,7 +17,8 @@ import pytest
 from socket_daemon import FRUITCTL, Daemon, daemon_env, running, seed_demo, short_home
 
 from fruitctl.capabilities.reminders.inputs import QueryReminders
-from fruitctl.cli import fast
+from fruitctl.cli import fast, proposals
+from fruitctl.domain.actors import Actor
 
 pytestmark = [pytest.mark.process, pytest.mark.slow]
 
@@ -24,7 +26,14 @@ HEAVY = ("sqlalchemy", "fruitctl.bootstrap", "fruitctl.backend_factories", "frui
 PARSING = ("typer", "click", "pydantic", "pydantic_settings", "fruitctl.config")
 NO_TEXT = ("rich",)  # an exact JSON answer draws nothing
 PING = json.dumps({"jsonrpc": "2.0", "id": 1, "method": "system.ping"})
-SHORT = [["reminders", "list"], ["reminders", "list", "--json"], ["lists", "--json"], ["rpc", PING]]
+SHORT = [
+    ["reminders", "list"],
+    ["reminders", "list", "--json"],
+    ["lists", "--json"],
+    ["proposals", "list"],
+    ["proposals", "list", "--json"],
+    ["rpc", PING],
+]
 # Shapes the short way leaves to Typer: still no store nor backend.
 THROUGH_TYPER = [["reminders", "list", "--limit", "5"], ["lists", "--json", "--json"]]
 
@@ -33,12 +42,36 @@ THROUGH_TYPER = [["reminders", "list", "--limit", "5"], ["lists", "--json", "--j
 def daemon() -> Iterator[Daemon]:
     with short_home() as home:
         seed_demo(home)
+        propose(home, Actor("agent", "codex"))
+        propose(home, Actor("agent", "co\u202edex"))  # a mark in the table, a legend on stderr
         with running(home) as served:
             yield served
 
 
+def propose(home: Path, agent: Actor) -> None:
+    """A proposal ``agent`` filed, for ``proposals list`` to show (through the gateway, as the
+    doors file them; written before the daemon starts)."""
+    from fruitctl import bootstrap
+    from fruitctl.config import Config, Settings
+    from fruitctl.paths import Paths
+
+    app = bootstrap.build(Config(Settings(), Paths.resolve({"FRUITCTL_HOME": str(home)})))
+    try:
+        filed = app.gateway.invoke("create_reminders", {"reminders": [{"title": "x"}]}, agent)
+    finally:
+        app.close()
+    assert filed.output["status"] == "pending"
+
+
 def imported(home: Path, args: list[str], **env: str) -> tuple[set[str], str]:
     """The modules ``fruitctl args`` imported, and what it printed."""
+    names, printed, _ = ran(home, args, **env)
+    return names, printed
+
+
+def ran(home: Path, args: list[str], **env: str) -> tuple[set[str], str, str]:
+    """The modules ``fruitctl args`` imported, what it printed, and what it said on stderr
+    (besides the import times)."""
     done = subprocess.run(
         [sys.executable, "-X", "importtime", *FRUITCTL[1:], *args],
         env=daemon_env(home, **env),
@@ -47,12 +80,10 @@ def imported(home: Path, args: list[str], **env: str) -> tuple[set[str], str]:
         timeout=120,
     )
     assert done.returncode == 0, done.stderr[-2000:]
-    names = {
-        line.rsplit("|", 1)[1].strip()
-        for line in done.stderr.splitlines()
-        if line.startswith("import time:") and "|" in line
-    }
-    return names, done.stdout
+    timed = [line for line in done.stderr.splitlines() if line.startswith("import time:")]
+    names = {line.rsplit("|", 1)[1].strip() for line in timed if "|" in line}
+    said = [line for line in done.stderr.splitlines() if not line.startswith("import time:")]
+    return names, done.stdout, "\n".join(said)
 
 
 def heavy(names: set[str], of: tuple[str, ...] = HEAVY) -> set[str]:
@@ -85,14 +116,23 @@ def test_the_short_way_sends_the_models_defaults() -> None:
     assert {key: fields[key].default for key in fast.LIST_DEFAULTS} == fast.LIST_DEFAULTS
 
 
+def test_the_short_way_lists_the_proposals_the_command_lists_by_default() -> None:
+    options = inspect.signature(proposals.list_command).parameters
+    assert (options["status"].default, options["limit"].default) == fast.PROPOSALS_DEFAULTS
+
+
 def test_the_same_command_in_process_loads_them(daemon: Daemon) -> None:
     names, _ = imported(daemon.home, ["reminders", "list", "--json"], FRUITCTL_IN_PROCESS="1")
     assert {"sqlalchemy", "fruitctl.bootstrap", "fruitctl.backend_factories"} <= heavy(names)
 
 
-@pytest.mark.parametrize("args", [["reminders", "list"], ["lists"]], ids=" ".join)
+@pytest.mark.parametrize(
+    "args", [["reminders", "list"], ["lists"], ["proposals", "list"]], ids=" ".join
+)
 def test_the_short_way_prints_what_the_long_one_does(daemon: Daemon, args: list[str]) -> None:
     for shape in ([*args], [*args, "--json"]):
-        _, short = imported(daemon.home, shape)
-        _, long = imported(daemon.home, shape, FRUITCTL_IN_PROCESS="1")
+        names, *short = ran(daemon.home, shape)
+        assert "typer" not in names  # the short way, held to
+        long_names, *long = ran(daemon.home, shape, FRUITCTL_IN_PROCESS="1")
+        assert "typer" in long_names  # the full CLI, in-process
         assert short == long

@@ -1,29 +1,50 @@
 """The commands an agent runs once per step, run without Typer when this machine's daemon
-answers: ``reminders list``, ``lists`` (each alone or with ``--json``) and ``rpc MESSAGE``.
+answers: ``reminders list``, ``lists``, ``proposals list`` (each alone or with ``--json``) and
+``rpc MESSAGE``.
 
 Typer builds every option of a command (with pydantic, which it uses to check values) before
 the command runs; for a command that forwards one request that costs several times the
 request. These few exact shapes need no parsing: what they send is fixed (``reminders list``
-sends its input model's defaults, ``LIST_DEFAULTS``, held to the model by a test), and they
-print through the same ``cli.output`` and ``cli.render`` as the full CLI. Anything else - an
-option, ``--help``, a gateway elsewhere (``FRUITCTL_URL``), ``FRUITCTL_IN_PROCESS``, no daemon
-answering - returns None, and the full CLI runs the command as before.
+sends its input model's defaults, ``LIST_DEFAULTS``, and ``proposals list`` its options'
+defaults, ``PROPOSALS_DEFAULTS``, each held to its source by a test), and they print through
+the same ``cli.output`` and renderers (``cli.render``, ``cli.proposals_render``) as the full
+CLI. Anything else - an option, ``--help``, a gateway elsewhere (``FRUITCTL_URL``),
+``FRUITCTL_IN_PROCESS``, no daemon answering, a daemon older than the method asked - returns
+None, and the full CLI runs the command as before.
 """
 
 from __future__ import annotations
 
 import os
-from typing import Any
+from collections.abc import Callable
+from importlib import import_module
+from typing import TYPE_CHECKING, Any
 
 from fruitctl.cli import thin
+
+if TYPE_CHECKING:
+    from fruitctl.cli.client import LocalClient
 
 JSON_FLAG = "--json"
 LIST_DEFAULTS: dict[str, Any] = {"status": "incomplete", "sortBy": "newest", "limit": 50}
 """What ``fruitctl reminders list`` without options sends (``QueryReminders``' defaults)."""
-CALLS: dict[tuple[str, ...], tuple[str, dict[str, Any], str]] = {
-    # the words: (tool, arguments, how cli.render shows the answer)
-    ("reminders", "list"): ("query_reminders", LIST_DEFAULTS, "show_reminders"),
-    ("lists",): ("get_lists", {}, "show_lists_or_hint"),
+PROPOSALS_DEFAULTS: tuple[str, int] = ("pending", 50)
+"""What ``fruitctl proposals list`` without options lists (its ``--status`` and ``--limit``)."""
+Ask = Callable[["LocalClient"], Any]
+CALLS: dict[tuple[str, ...], tuple[Ask, str, str]] = {
+    # the words: (what the client is asked, the module under fruitctl.cli that shows the
+    # answer, and its function)
+    ("reminders", "list"): (
+        lambda client: client.call("query_reminders", dict(LIST_DEFAULTS)),
+        "render",
+        "show_reminders",
+    ),
+    ("lists",): (lambda client: client.call("get_lists", {}), "render", "show_lists_or_hint"),
+    ("proposals", "list"): (
+        lambda client: client.proposals(*PROPOSALS_DEFAULTS),
+        "proposals_render",
+        "show_list",
+    ),
 }
 
 
@@ -39,20 +60,25 @@ def run(argv: list[str]) -> int | None:
     if here is None:
         return None
     daemon, socket = here
-    tool, args, shower = CALLS[words]
+    ask, module, shower = CALLS[words]
     from fruitctl.cli.client import LocalClient
+    from fruitctl.cli.output import reporting
     from fruitctl.cli.output import run as answer
+    from fruitctl.domain.errors import MethodNotFound
 
     def show(result: Any) -> None:
-        from fruitctl.cli import render  # rich: only text answers need it, not --json
+        # rich: only text answers need it, not --json
+        getattr(import_module(f"fruitctl.cli.{module}"), shower)(result)
 
-        getattr(render, shower)(result)
-
-    client = LocalClient(daemon=daemon, socket=socket)
     try:
-        answer(as_json, lambda: client.call(tool, dict(args)), show)
+        with reporting(as_json):
+            try:
+                found = ask(LocalClient(daemon=daemon, socket=socket))
+            except MethodNotFound:  # a daemon older than this CLI: the full one reads the files
+                return None
     finally:
         daemon.close()
+    answer(as_json, lambda: found, show)
     return 0
 
 
