@@ -25,6 +25,9 @@ pytestmark = [pytest.mark.process, pytest.mark.slow]
 HEAVY = ("sqlalchemy", "fruitctl.bootstrap", "fruitctl.backend_factories", "fruitctl.backends")
 PARSING = ("typer", "click", "pydantic", "pydantic_settings", "fruitctl.config")
 NO_TEXT = ("rich",)  # an exact JSON answer draws nothing
+# Loaded only when used: the platform's folders (FRUITCTL_HOME is set here), a TOML parser (no
+# config.toml here), the table of error codes (no error), rich's table of emoji codes (never).
+UNUSED = ("platformdirs", "tomllib", "fruitctl.domain.error_table", "rich._emoji_codes")
 PING = json.dumps({"jsonrpc": "2.0", "id": 1, "method": "system.ping"})
 SHORT = [
     ["reminders", "list"],
@@ -97,6 +100,7 @@ def test_a_forwarded_command_loads_neither_store_nor_typer(daemon: Daemon, args:
     assert heavy(names) == set()
     assert heavy(names, PARSING) == set()
     assert "fruitctl.cli.thin" in names  # it went the short way, not around it
+    assert heavy(names, UNUSED) == set()
     if "--json" in args:
         assert heavy(names, NO_TEXT) == set()
 

@@ -14,7 +14,6 @@ import socket
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from fruitctl.domain import error_table
 from fruitctl.domain.actors import Actor
 from fruitctl.domain.errors import BackendUnavailable, FruitctlError, InternalError
 
@@ -116,6 +115,8 @@ def as_error(error: Any) -> FruitctlError:
     raw = error.get("data")
     data: dict[str, Any] = raw if isinstance(raw, dict) else {}
     details = {k: v for k, v in data.items() if k not in ("jsonrpcCode", "retryable")}
+    from fruitctl.domain import error_table  # only an error needs the table of codes
+
     return error_table.rebuilt(error["code"], str(error.get("message", "")), details)
 
 
