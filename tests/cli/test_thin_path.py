@@ -38,7 +38,11 @@ SHORT = [
     ["rpc", PING],
 ]
 # Shapes the short way leaves to Typer: still no store nor backend.
-THROUGH_TYPER = [["reminders", "list", "--limit", "5"], ["lists", "--json", "--json"]]
+THROUGH_TYPER = [
+    ["reminders", "list", "--limit", "5"],
+    ["lists", "--json", "--json"],
+    ["proposals", "list", "--status", "all"],  # proposals.list on the socket: no store here
+]
 
 
 @pytest.fixture(scope="module")
@@ -72,9 +76,9 @@ def imported(home: Path, args: list[str], **env: str) -> tuple[set[str], str]:
     return names, printed
 
 
-def ran(home: Path, args: list[str], **env: str) -> tuple[set[str], str, str]:
+def ran(home: Path, args: list[str], status: int = 0, **env: str) -> tuple[set[str], str, str]:
     """The modules ``fruitctl args`` imported, what it printed, and what it said on stderr
-    (besides the import times)."""
+    (besides the import times); it must end with ``status``."""
     done = subprocess.run(
         [sys.executable, "-X", "importtime", *FRUITCTL[1:], *args],
         env=daemon_env(home, **env),
@@ -82,7 +86,7 @@ def ran(home: Path, args: list[str], **env: str) -> tuple[set[str], str, str]:
         text=True,
         timeout=120,
     )
-    assert done.returncode == 0, done.stderr[-2000:]
+    assert done.returncode == status, done.stderr[-2000:]
     timed = [line for line in done.stderr.splitlines() if line.startswith("import time:")]
     names = {line.rsplit("|", 1)[1].strip() for line in timed if "|" in line}
     said = [line for line in done.stderr.splitlines() if not line.startswith("import time:")]
@@ -135,8 +139,22 @@ def test_the_same_command_in_process_loads_them(daemon: Daemon) -> None:
 )
 def test_the_short_way_prints_what_the_long_one_does(daemon: Daemon, args: list[str]) -> None:
     for shape in ([*args], [*args, "--json"]):
-        names, *short = ran(daemon.home, shape)
-        assert "typer" not in names  # the short way, held to
-        long_names, *long = ran(daemon.home, shape, FRUITCTL_IN_PROCESS="1")
-        assert "typer" in long_names  # the full CLI, in-process
-        assert short == long
+        _compare(daemon, shape, 0)
+
+
+def test_the_short_way_shows_a_proposal_as_the_long_one_does(daemon: Daemon) -> None:
+    _, listed, _ = ran(daemon.home, ["proposals", "list", "--json"])
+    found = [(p["id"], 0) for p in json.loads(listed)]  # the plain one, the marked one
+    assert len(found) == 2
+    for one, status in [*found, ("p-none", 3)]:  # not found: exit 3, the same message
+        for shape in (["proposals", "show", one], ["proposals", "show", one, "--json"]):
+            _compare(daemon, shape, status)
+
+
+def _compare(daemon: Daemon, shape: list[str], status: int) -> None:
+    """The short way and the full CLI in-process end alike, printing the same bytes."""
+    names, *short = ran(daemon.home, shape, status)
+    assert "typer" not in names and heavy(names) == set()
+    long_names, *long = ran(daemon.home, shape, status, FRUITCTL_IN_PROCESS="1")
+    assert "typer" in long_names
+    assert short == long

@@ -1,6 +1,6 @@
 """The commands an agent runs once per step, run without Typer when this machine's daemon
-answers: ``reminders list``, ``lists``, ``proposals list`` (each alone or with ``--json``) and
-``rpc MESSAGE``.
+answers: ``reminders list``, ``lists``, ``proposals list``, ``proposals show ID`` (each alone
+or with ``--json``) and ``rpc MESSAGE``.
 
 Typer builds every option of a command (with pydantic, which it uses to check values) before
 the command runs; for a command that forwards one request that costs several times the
@@ -30,20 +30,28 @@ LIST_DEFAULTS: dict[str, Any] = {"status": "incomplete", "sortBy": "newest", "li
 """What ``fruitctl reminders list`` without options sends (``QueryReminders``' defaults)."""
 PROPOSALS_DEFAULTS: tuple[str, int] = ("pending", 50)
 """What ``fruitctl proposals list`` without options lists (its ``--status`` and ``--limit``)."""
-Ask = Callable[["LocalClient"], Any]
+Ask = Callable[["LocalClient", tuple[str, ...]], Any]
 CALLS: dict[tuple[str, ...], tuple[Ask, str, str]] = {
-    # the words: (what the client is asked, the module under fruitctl.cli that shows the
-    # answer, and its function)
+    # the words: (what the client is asked, given the words after them, the module under
+    # fruitctl.cli that shows the answer, and its function)
     ("reminders", "list"): (
-        lambda client: client.call("query_reminders", dict(LIST_DEFAULTS)),
+        lambda client, _: client.call("query_reminders", dict(LIST_DEFAULTS)),
         "render",
         "show_reminders",
     ),
-    ("lists",): (lambda client: client.call("get_lists", {}), "render", "show_lists_or_hint"),
+    ("lists",): (lambda client, _: client.call("get_lists", {}), "render", "show_lists_or_hint"),
     ("proposals", "list"): (
-        lambda client: client.proposals(*PROPOSALS_DEFAULTS),
+        lambda client, _: client.proposals(*PROPOSALS_DEFAULTS),
         "proposals_render",
         "show_list",
+    ),
+}
+WITH_ID: dict[tuple[str, ...], tuple[Ask, str, str]] = {
+    # the same, for the words followed by one ID (never an option: that is Typer's to read)
+    ("proposals", "show"): (
+        lambda client, given: client.proposal(given[0]),
+        "proposals_render",
+        "show_one",
     ),
 }
 
@@ -54,13 +62,14 @@ def run(argv: list[str]) -> int | None:
         return _rpc(argv[1])
     as_json = JSON_FLAG in argv
     words = tuple(arg for arg in argv if arg != JSON_FLAG)
-    if words not in CALLS or len(argv) - len(words) > 1 or not _local():
+    command = _command(words)
+    if command is None or len(argv) - len(words) > 1 or not _local():
         return None
     here = thin.daemon()
     if here is None:
         return None
     daemon, socket = here
-    ask, module, shower = CALLS[words]
+    (ask, module, shower), given = command
     from fruitctl.cli.client import LocalClient
     from fruitctl.cli.output import reporting
     from fruitctl.cli.output import run as answer
@@ -73,13 +82,23 @@ def run(argv: list[str]) -> int | None:
     try:
         with reporting(as_json):
             try:
-                found = ask(LocalClient(daemon=daemon, socket=socket))
+                found = ask(LocalClient(daemon=daemon, socket=socket), given)
             except MethodNotFound:  # a daemon older than this CLI: the full one reads the files
                 return None
     finally:
         daemon.close()
     answer(as_json, lambda: found, show)
     return 0
+
+
+def _command(words: tuple[str, ...]) -> tuple[tuple[Ask, str, str], tuple[str, ...]] | None:
+    """What runs ``words`` here, and the words it is given (an ID); None: Typer's to read."""
+    if words in CALLS:
+        return CALLS[words], ()
+    head, given = words[:-1], words[-1:]
+    if head in WITH_ID and given and not given[0].startswith("-"):
+        return WITH_ID[head], given
+    return None
 
 
 def _rpc(message: str) -> int | None:
