@@ -1,5 +1,5 @@
 """How ``fruitctl proposals list`` and ``show`` draw proposals: apart from the commands (Typer),
-so the short way to a daemon (``cli.fast``) draws a list exactly as the full CLI does."""
+so the short way to a daemon (``cli.fast``) draws them exactly as the full CLI does."""
 
 from __future__ import annotations
 

@@ -17,12 +17,13 @@
   this user can read: the same power as running the CLI in-process, and nothing an agent that only
   reaches the socket (say, from a container) has. ``display`` (optional) is the name shown under
   the identity, as a front door in front of the socket (``fruitctl mcp``) got it from its client.
-- ``proposals.list {status?, limit?}``: proposals newest first, as ``fruitctl proposals list
-  --json`` prints them - ``status`` one of pending (the default), approved, executed, rejected,
-  expired, failed, or null for every status; ``limit`` 1-500, default 50. ``proposals.get {id}``:
-  one, with its diff, as ``fruitctl proposals show --json``. The person (a session identified
-  with the daemon's token) reads every proposal; any other session is an agent and reads its own
-  only - another's does not exist for it - as ``get_proposal`` and the HTTP API answer it.
+- ``proposals.list {status?, limit?}``: proposals newest first, each as ``fruitctl proposals
+  list --json`` prints it - ``status`` one of pending (the default), approved, executed,
+  rejected, expired, failed, or null for every status; ``limit`` 1-500, default 50.
+  ``proposals.get {id}``: one, with its diff, as ``fruitctl proposals show --json``. The person
+  (a session identified with the daemon's token) reads every proposal; any other session is an
+  agent and reads its own only - another's does not exist for it - as ``get_proposal`` and the
+  HTTP API answer it.
 - ``proposals.decide {id, action, reason?, allowFor?, scope?}``: a person's decision (approve,
   reject, undo; an approval may also give a standing grant), run by the daemon's gateway like any
   approval - only a session that identified as a person.
