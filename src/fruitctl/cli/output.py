@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING, Any, NoReturn
 
 from fruitctl.config_files import ConfigError
 from fruitctl.domain.errors import FruitctlError
-from fruitctl.domain.text import code_point, is_hidden
+from fruitctl.domain.text import code_point, has_hidden, is_hidden
 from fruitctl.startup import CANNOT_START, StartupError
 
 if TYPE_CHECKING:
@@ -113,6 +113,10 @@ def shown(value: str | Text, keep: str = "") -> Text:
 
 def _runs(text: str, keep: str) -> Iterator[tuple[str, bool]]:
     """``text`` as runs of plain characters and single hidden ones."""
+    if not has_hidden(text, keep):  # most cells: one run, found without a loop
+        if text:
+            yield text, False
+        return
     start = 0
     for index, char in enumerate(text):
         if is_hidden(char) and char not in keep:
