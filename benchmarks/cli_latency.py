@@ -2,14 +2,16 @@
 Python process can do to send the same request to the same daemon.
 
 Run with ``.venv/bin/python benchmarks/cli_latency.py`` (part of ``make bench``). One daemon
-(``python -m fruitctl serve``) on the demo's sample data; each command is a new process:
+(``python -m fruitctl serve``) on the demo's sample data and three pending proposals; each
+command is a new process:
 
-- ``fruitctl reminders list`` (as text, and ``--json`` as an agent asks), ``fruitctl lists``,
-  ``fruitctl proposals list`` and ``fruitctl rpc '{…system.ping…}'`` with the daemon answering;
+- ``fruitctl reminders list`` and ``fruitctl proposals list`` (each as text, and ``--json`` as
+  an agent asks), ``fruitctl lists`` and ``fruitctl rpc '{…system.ping…}'`` with the daemon
+  answering;
 - its floor: ``python -c`` that opens the daemon's socket and sends the same JSON-RPC lines the
   command sends (``session.identify`` with the token, then ``tools.call`` of the same tool and
-  arguments; ``system.ping`` for ``rpc``, and for ``proposals list``, which the daemon has no
-  method for), reads the answer and exits;
+  arguments, or ``proposals.list`` with the same status and limit; ``system.ping`` for
+  ``rpc``), reads the answer and exits;
 - in-process: ``FRUITCTL_IN_PROCESS=1 fruitctl reminders list`` - no daemon used, the gateway
   built in the command's own process.
 
@@ -44,19 +46,31 @@ RESULTS = Path(__file__).parent / "results" / "cli_latency.json"
 ROUNDS, WARMUP = 15, 2
 RATIO_TARGET, IN_PROCESS_TARGET_S = 3.0, 0.25
 PING = {"jsonrpc": "2.0", "id": 1, "method": "system.ping"}
+
+
 # What each command sends: `reminders list` sends its input model's defaults.
+def call(tool: str, arguments: dict[str, Any]) -> dict[str, Any]:
+    return {"name": tool, "arguments": arguments}
+
+
 LIST_ARGS = {
     key: str(QueryReminders.model_fields[key].default)
     if key != "limit"
     else QueryReminders.model_fields[key].default
     for key in ("status", "sortBy", "limit")
 }
+PROPOSALS_PARAMS = {"status": "pending", "limit": 50}  # `proposals list`'s option defaults
 COMMANDS: dict[str, tuple[list[str], str | None, dict[str, Any] | None]] = {
-    # name: (arguments, tool called, its arguments) - no tool: system.ping
-    "reminders list": (["reminders", "list"], "query_reminders", LIST_ARGS),
-    "reminders list --json": (["reminders", "list", "--json"], "query_reminders", LIST_ARGS),
-    "lists": (["lists"], "get_lists", {}),
-    "proposals list": (["proposals", "list"], None, None),
+    # name: (arguments, method sent after session.identify, its params) - none: system.ping
+    "reminders list": (["reminders", "list"], "tools.call", call("query_reminders", LIST_ARGS)),
+    "reminders list --json": (
+        ["reminders", "list", "--json"],
+        "tools.call",
+        call("query_reminders", LIST_ARGS),
+    ),
+    "lists": (["lists"], "tools.call", call("get_lists", {})),
+    "proposals list": (["proposals", "list"], "proposals.list", PROPOSALS_PARAMS),
+    "proposals list --json": (["proposals", "list", "--json"], "proposals.list", PROPOSALS_PARAMS),
     "rpc system.ping": (["rpc", json.dumps(PING)], None, None),
 }
 IN_PROCESS = "in-process: reminders list"
@@ -74,8 +88,8 @@ sys.stdout.write(json.dumps(answer["result"]) + "\\n")
 """
 
 
-def floor_lines(tool: str | None, args: dict[str, Any] | None, token: str) -> list[str]:
-    if tool is None:
+def floor_lines(method: str | None, params: dict[str, Any] | None, token: str) -> list[str]:
+    if method is None:
         return [json.dumps(PING)]
     user = getpass.getuser()
     identify = {
@@ -84,13 +98,8 @@ def floor_lines(tool: str | None, args: dict[str, Any] | None, token: str) -> li
         "method": "session.identify",
         "params": {"kind": "human", "name": f"cli:{user}", "token": token},
     }
-    call = {
-        "jsonrpc": "2.0",
-        "id": 2,
-        "method": "tools.call",
-        "params": {"name": tool, "arguments": args},
-    }
-    return [json.dumps(identify), json.dumps(call)]
+    request = {"jsonrpc": "2.0", "id": 2, "method": method, "params": params}
+    return [json.dumps(identify), json.dumps(request)]
 
 
 def timed(argv: list[str], env: dict[str, str]) -> tuple[float, float]:
@@ -125,11 +134,16 @@ def wait_for(path: Path, proc: subprocess.Popen[bytes]) -> None:
 def seed(home: Path) -> None:
     from fruitctl import bootstrap
     from fruitctl.config import Config, Settings
+    from fruitctl.domain.actors import Actor
     from fruitctl.paths import Paths
 
     app = bootstrap.build(Config(Settings(), Paths.resolve({"FRUITCTL_HOME": str(home)})))
     try:
         app.demo.seed()
+        agent = Actor("agent", "bench")
+        for title in ("Call the plumber", "Renew the passport", "Book the dentist"):
+            filed = app.gateway.invoke("create_reminders", {"reminders": [{"title": title}]}, agent)
+            assert filed.output["status"] == "pending"  # a table for `proposals list` to draw
     finally:
         app.close()
 
@@ -143,14 +157,14 @@ def measure(home: Path, env: dict[str, str]) -> dict[str, dict[str, float]]:
     token = (home / "run" / "fruitctl.token").read_text().strip()
     fruitctl = [sys.executable, "-m", "fruitctl"]
     runs: dict[str, list[str]] = {}
-    for name, (args, tool, tool_args) in COMMANDS.items():
+    for name, (args, method, params) in COMMANDS.items():
         runs[name] = [*fruitctl, *args]
         runs[f"floor: {name}"] = [
             sys.executable,
             "-c",
             FLOOR,
             str(sock),
-            *floor_lines(tool, tool_args, token),
+            *floor_lines(method, params, token),
         ]
     in_process_env = {**env, "FRUITCTL_IN_PROCESS": "1"}
     walls: dict[str, list[float]] = {name: [] for name in [*runs, IN_PROCESS]}

@@ -1,6 +1,8 @@
 """The README's reminders and calendar examples run as written on a machine in any zone: each
 command of its tour and of its Calendars section, read from README.md itself, run as a
-subprocess under ``TZ=UTC`` and ``TZ=Asia/Tokyo`` against a fresh home holding the demo data.
+subprocess under ``TZ=UTC`` and ``TZ=Asia/Tokyo`` against a fresh home holding the demo data:
+under UTC with the gateway in each command's process, under Tokyo through a daemon running in
+that zone (as after ``make run``, which a newcomer reads the tour beside).
 
 Only the placeholders are filled in: ``ID`` is the reminder or event the examples before it made
 (the "Call the bank" reminder, the "Weekly review" series), ``[ID ...]`` means more of them and
@@ -15,10 +17,12 @@ import re
 import shlex
 import subprocess
 import sys
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 import pytest
+from socket_daemon import running, short_home
 
 pytestmark = pytest.mark.slow  # most of its tests take two seconds or more
 
@@ -45,13 +49,25 @@ def readme_commands() -> list[list[str]]:
     return commands
 
 
-def _run(home: Path, zone: str, args: list[str]) -> subprocess.CompletedProcess[str]:
+@dataclass(frozen=True)
+class Machine:
+    """Where the commands run: the home, the zone, and whether the gateway runs in each
+    command's process (else a daemon serves the home)."""
+
+    home: Path
+    zone: str
+    in_process: bool
+
+
+def _run(at: Machine, args: list[str]) -> subprocess.CompletedProcess[str]:
     env = {
         key: value
         for key, value in os.environ.items()
         if not key.startswith("FRUITCTL_") and key != "TZ"
     }
-    env.update(FRUITCTL_HOME=str(home), FRUITCTL_IN_PROCESS="1", TZ=zone)
+    env.update(FRUITCTL_HOME=str(at.home), TZ=at.zone)
+    if at.in_process:
+        env.update(FRUITCTL_IN_PROCESS="1")
     return subprocess.run(
         [sys.executable, "-m", "fruitctl", *args],
         env=env,
@@ -62,33 +78,33 @@ def _run(home: Path, zone: str, args: list[str]) -> subprocess.CompletedProcess[
     )
 
 
-def _json(home: Path, zone: str, *args: str) -> Any:
-    done = _run(home, zone, [*args, "--json"])
+def _json(at: Machine, *args: str) -> Any:
+    done = _run(at, [*args, "--json"])
     assert done.returncode == 0, done.stderr
     return json.loads(done.stdout)
 
 
-def _placeholder_id(home: Path, zone: str, args: list[str]) -> str:
+def _placeholder_id(at: Machine, args: list[str]) -> str:
     """What ``ID`` stands for in a command: the example reminder, or the example series."""
     if args[0] == "reminders":
-        found = _json(home, zone, "reminders", "list", "--all", "--status", "all")
+        found = _json(at, "reminders", "list", "--all", "--status", "all")
         (reminder,) = [r for r in found if r["title"] == "Call the bank"]
         return str(reminder["id"])
-    return str(_first_review(home, zone)["seriesId"])
+    return str(_first_review(at)["seriesId"])
 
 
-def _first_review(home: Path, zone: str) -> Any:
+def _first_review(at: Machine) -> Any:
     """The example series' first occurrence (Friday 6 March 2026: some day 5-7 in any zone)."""
-    window = _json(home, zone, "calendar", "list", "--from", "2026-03-05", "--to", "2026-03-07")
+    window = _json(at, "calendar", "list", "--from", "2026-03-05", "--to", "2026-03-07")
     (first,) = [e for e in window["events"] if e["title"] == "Weekly review"]
     return first
 
 
-def _filled(home: Path, zone: str, args: list[str]) -> list[str]:
+def _filled(at: Machine, args: list[str]) -> list[str]:
     args = [word for word in args if word not in ("[ID", "...]")]
     if not any(word == "ID" or word.startswith("ID@") for word in args):
         return args
-    known = _placeholder_id(home, zone, args)
+    known = _placeholder_id(at, args)
     return [known + word[2:] if word == "ID" or word.startswith("ID@") else word for word in args]
 
 
@@ -100,13 +116,27 @@ def test_the_readme_has_examples_to_run() -> None:
     assert any(word.startswith("ID@") for c in commands for word in c)
 
 
-@pytest.mark.parametrize("zone", ["UTC", "Asia/Tokyo"])
-def test_the_readme_examples_run_as_written(tmp_path: Path, zone: str) -> None:
-    home = tmp_path / "home"
-    for args in readme_commands():
-        command = _filled(home, zone, args)
-        done = _run(home, zone, command)
-        assert done.returncode == 0, f"fruitctl {shlex.join(args)}: {done.stderr}"
+@pytest.mark.process
+@pytest.mark.parametrize(
+    ("zone", "in_process"), [("UTC", True), ("Asia/Tokyo", False)], ids=["UTC", "Tokyo-daemon"]
+)
+def test_the_readme_examples_run_as_written(zone: str, in_process: bool) -> None:
+    with short_home() as home:  # a daemon's socket path must be short
+        at = Machine(home, zone, in_process)
+        if in_process:
+            first = _run_all(at)
+        else:
+            with running(home, TZ=zone) as daemon:
+                first = _run_all(at)
+                assert daemon.proc.poll() is None  # it served them all, and is still up
     # The Rome series keeps 17:00 in Rome wherever the machine is (so its occurrence ids hold).
-    first = _first_review(home, zone)
     assert (first["startAt"], first["timezone"]) == ("2026-03-06T17:00:00+01:00", "Europe/Rome")
+
+
+def _run_all(at: Machine) -> Any:
+    """Run every example in order; then the example series' first occurrence."""
+    for args in readme_commands():
+        command = _filled(at, args)
+        done = _run(at, command)
+        assert done.returncode == 0, f"fruitctl {shlex.join(args)}: {done.stderr}"
+    return _first_review(at)

@@ -9,7 +9,6 @@ message, so it is taken from there and put first, ``file:line:`` like every othe
 from __future__ import annotations
 
 import re
-import tomllib
 from pathlib import Path
 from typing import Any
 
@@ -51,6 +50,8 @@ def read_toml(path: Path) -> dict[str, Any]:
     text = read_text(path)
     if text is None:
         return {}
+    import tomllib  # only when there is a file: a command that finds none does not load it
+
     try:
         return tomllib.loads(text)
     except tomllib.TOMLDecodeError as exc:

@@ -12,9 +12,10 @@ import sys
 from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-import platformdirs
-from platformdirs.api import PlatformDirsABC
+if TYPE_CHECKING:
+    from platformdirs.api import PlatformDirsABC
 
 APP = "fruitctl"
 SOCKET_ENV = "FRUITCTL_SOCKET_PATH"
@@ -89,7 +90,9 @@ class Paths:
             root = Path(home).expanduser().resolve()
             config, data, run, logs = root, root, root / "run", root / "logs"
             aai = root / "aai"
-        else:
+        else:  # the platform's folders: only they need platformdirs (FRUITCTL_HOME does not)
+            import platformdirs
+
             dirs = platformdirs.PlatformDirs(APP)
             config = Path(dirs.user_config_dir)
             data = Path(dirs.user_data_dir)

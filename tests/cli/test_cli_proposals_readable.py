@@ -172,6 +172,13 @@ def test_an_unknown_status_is_a_usage_error_naming_the_real_ones() -> None:
         assert "'done'" in said
 
 
+def test_a_limit_out_of_bounds_is_a_usage_error_naming_the_bounds() -> None:
+    for limit in ("0", "501"):
+        refused = cli("proposals", "list", "--limit", limit)
+        assert refused.exit_code == 2, refused.output
+        assert "'--limit' must be a whole number from 1 to 500" in refused.stderr
+
+
 def test_a_list_renamed_before_approval_is_a_conflict_not_a_write_into_another_name() -> None:
     errands = new_list("Errands")
     pay = reminder("Pay rent")

@@ -1,6 +1,6 @@
 """``holds_hidden`` finds a hidden character anywhere in JSON data - a key, a nested string -
 where dumping the data as JSON first would have written a control as ``\\u001b`` and missed it
-(the check the CLI and the approval page share, through ``approvals.views.hides_text``)."""
+(the check the CLI and the approval page share, through ``approvals.hidden.hides_text``)."""
 
 from __future__ import annotations
 

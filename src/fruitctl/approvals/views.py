@@ -6,7 +6,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any, get_args
 
 from fruitctl.domain.dates import format_epoch
-from fruitctl.domain.text import holds_hidden
+from fruitctl.domain.errors import InvalidParams
 from fruitctl.tools.model import Change
 from fruitctl.tools.outputs import Pending, Proposal, Status
 
@@ -16,13 +16,9 @@ if TYPE_CHECKING:
 STATUSES: tuple[Status, ...] = get_args(Status)
 """Every status a proposal has (``APPROVED``: being executed)."""
 
-# The parts of a proposal an agent or another app wrote (or that quote what they wrote).
-WRITTEN = ("summary", "actor", "args", "diff", "reason", "error", "result", "resolvedBy")
-# What a person is told when a proposal holds text they cannot see, at every door.
-HIDDEN_WARNING = (
-    "This proposal holds invisible or direction-changing characters, shown as [U+…]. "
-    "Read it carefully."
-)
+LISTED_MAX = 500
+"""The most proposals one listing answers, at every door (the CLI's ``--limit``, the socket's and
+the HTTP API's ``limit``): a bounded answer, and more than a person reads at once."""
 
 
 def moment(epoch: float | None) -> str | None:
@@ -66,8 +62,9 @@ def proposal(found: store.Proposal, change: Change) -> dict[str, Any]:
     ).model_dump(exclude_unset=True)  # ``grant`` only on the approval that gave one
 
 
-def hides_text(shown: dict[str, Any]) -> bool:
-    """Whether a proposal (as ``proposal`` shows it, or a row of a list of them) holds a
-    character a person cannot see, anywhere an agent or another app wrote - the warning both
-    the CLI and the page give. Line breaks and tabs are layout, not hidden."""
-    return any(holds_hidden(shown.get(part), keep="\t\n\r") for part in WRITTEN)
+def listing_limit(limit: Any, name: str = "limit") -> int:
+    """``limit`` when it is a number of proposals to list (1 to ``LISTED_MAX``); else refused,
+    naming ``name`` (the option or the parameter that gave it)."""
+    if isinstance(limit, bool) or not isinstance(limit, int) or not 1 <= limit <= LISTED_MAX:
+        raise InvalidParams.listing_limit(name, LISTED_MAX)
+    return limit

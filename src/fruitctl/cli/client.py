@@ -138,10 +138,28 @@ class LocalClient:
         return self.app.approvals.revoke(grant_id, CLI_ACTOR)
 
     def proposals(self, status: str | None, limit: int) -> list[dict[str, Any]]:
-        return self.app.approvals.recent(status, limit)
+        found = self._asked(lambda daemon: daemon.proposals(status, limit, CLI_ACTOR))
+        return self.app.approvals.recent(status, limit) if found is None else found
 
     def proposal(self, proposal_id: str) -> dict[str, Any]:
-        return self.app.approvals.get(proposal_id)
+        found = self._asked(lambda daemon: daemon.proposal(proposal_id, CLI_ACTOR))
+        return self.app.approvals.get(proposal_id) if found is None else found
+
+    def _asked(self, ask: Callable[[DaemonClient], Any]) -> Any:
+        """The daemon's answer, when one runs and knows the method; else None, and this process
+        reads the same files. A daemon older than the method (updated, not restarted) is not
+        an error: the person still gets their answer."""
+        daemon = self.daemon if self.daemon is not None else self.app.remote
+        if daemon is None:
+            return None
+        from fruitctl.domain.errors import MethodNotFound
+
+        try:
+            return ask(daemon)
+        except MethodNotFound:
+            if self._app is None and self._build is None:
+                raise  # nothing here reads the files: the caller's to handle (``cli.fast``)
+            return None
 
     def config(self) -> dict[str, Any]:
         return self.app.allowlists.items()

@@ -15,9 +15,8 @@ from contextlib import contextmanager
 from typing import TYPE_CHECKING, Any, NoReturn
 
 from fruitctl.config_files import ConfigError
-from fruitctl.domain import error_table
 from fruitctl.domain.errors import FruitctlError
-from fruitctl.domain.text import code_point, is_hidden
+from fruitctl.domain.text import code_point, has_hidden, is_hidden
 from fruitctl.startup import CANNOT_START, StartupError
 
 if TYPE_CHECKING:
@@ -26,9 +25,10 @@ if TYPE_CHECKING:
 
     out: Console
     err: Console
+    EXIT_CODES: dict[str, int]
+    """Each error code's exit status, as the one table of codes gives it
+    (``domain.error_table``)."""
 
-EXIT_CODES: dict[str, int] = {row.code: row.exit for row in error_table.TABLE}
-"""Each error code's exit status, as the one table of codes gives it (``domain.error_table``)."""
 PARTIAL_FAILURE = 1
 CONFIG_ERROR = 78
 EXIT_MEANINGS: dict[int, str] = {
@@ -58,9 +58,15 @@ EXIT_MEANINGS: dict[int, str] = {
 
 def __getattr__(name: str) -> Any:
     """``out`` and ``err``, the consoles, made when first used: printing exact JSON needs no
-    rich (a command's ``--json`` answer on the short way, ``cli.fast``, loads none)."""
+    rich (a command's ``--json`` answer on the short way, ``cli.fast``, loads none). And
+    ``EXIT_CODES``, read from the table of error codes when asked: an answer that is no error
+    needs no table."""
     if name in ("out", "err"):
         return _console(name)
+    if name == "EXIT_CODES":
+        from fruitctl.domain import error_table
+
+        return globals().setdefault(name, {row.code: row.exit for row in error_table.TABLE})
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
@@ -69,10 +75,12 @@ def _console(name: str) -> Console:
     if name not in made:
         from rich.console import Console
 
-        # Piped output is read by scripts and logs: do not wrap it at 80 columns.
+        # Piped output is read by scripts and logs: do not wrap it at 80 columns. No emoji
+        # codes: no message of fruitctl's is written with one, so none is ever rewritten (a name
+        # like ":x:" prints as it is) and rich's table of them is never loaded.
         width = None if sys.stdout.isatty() else 200
-        made.setdefault("out", Console(highlight=False, soft_wrap=False, width=width))
-        made.setdefault("err", Console(stderr=True, highlight=False, soft_wrap=True))
+        made.setdefault("out", Console(highlight=False, emoji=False, soft_wrap=False, width=width))
+        made.setdefault("err", Console(stderr=True, highlight=False, emoji=False, soft_wrap=True))
     console: Console = made[name]
     return console
 
@@ -105,6 +113,10 @@ def shown(value: str | Text, keep: str = "") -> Text:
 
 def _runs(text: str, keep: str) -> Iterator[tuple[str, bool]]:
     """``text`` as runs of plain characters and single hidden ones."""
+    if not has_hidden(text, keep):  # most cells: one run, found without a loop
+        if text:
+            yield text, False
+        return
     start = 0
     for index, char in enumerate(text):
         if is_hidden(char) and char not in keep:
@@ -171,6 +183,8 @@ def fail(
         emit_json({"error": body})
     else:
         _console("err").print(f"[bold red]error:[/] {_escape(message)}")
+    from fruitctl.domain import error_table
+
     leave(error_table.exit_status(code))
 
 
@@ -237,6 +251,8 @@ def exit_if_pending(result: Any) -> None:
     it as done, so the command exits with ``approval_required``'s status (6), its answer
     printed."""
     if is_pending(result):
+        from fruitctl.domain import error_table
+
         leave(error_table.exit_status("approval_required"))
 
 

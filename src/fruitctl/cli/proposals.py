@@ -2,28 +2,25 @@
 
 from __future__ import annotations
 
-import json
 from typing import Annotated, Any
 
 import typer
-from rich.table import Table
 from rich.text import Text
 
 from fruitctl.approvals import batch
 from fruitctl.approvals.allowance import Allowance
-from fruitctl.approvals.views import HIDDEN_WARNING, STATUSES, hides_text
+from fruitctl.approvals.views import STATUSES, listing_limit
 from fruitctl.cli.app import JsonOption, client
-from fruitctl.cli.output import (
-    PARTIAL_FAILURE,
-    err,
-    out,
-    report_failures,
-    run,
-    show_table,
-    shown,
+from fruitctl.cli.output import PARTIAL_FAILURE, err, out, report_failures, run, shown
+from fruitctl.cli.proposals_render import (
+    failed_items,
+    show_list,
+    show_one,
+    status_text,
+    summary,
+    when,
 )
 from fruitctl.domain.errors import InvalidParams
-from fruitctl.domain.wording import spoken_when
 
 proposals_app = typer.Typer(
     help="Review, approve, reject and undo the writes agents proposed.", no_args_is_help=True
@@ -33,7 +30,6 @@ Id = Annotated[str, typer.Argument(help="Proposal ID.")]
 
 
 STATUS_WORDS = (*(s.lower() for s in STATUSES), "all")
-HIDDEN_MARK = "⚠"
 
 
 @proposals_app.command("list")
@@ -50,13 +46,13 @@ def list_command(
     as_json: JsonOption = False,
 ) -> None:
     """Proposals waiting for you, newest first; with --status all, every one - pending first."""
-    run(as_json, lambda: _listed(client(as_json), _status_word(status), limit), _show_list)
+    run(as_json, lambda: _listed(client(as_json), _status_word(status), limit), show_list)
 
 
 @proposals_app.command("show")
 def show_command(proposal_id: Id, as_json: JsonOption = False) -> None:
     """One proposal with its before -> after diff."""
-    run(as_json, lambda: client(as_json).proposal(proposal_id), _show_one)
+    run(as_json, lambda: client(as_json).proposal(proposal_id), show_one)
 
 
 @proposals_app.command("approve")
@@ -110,7 +106,7 @@ def approve_command(
         return client(as_json).decide(proposal_id, "approve", None, allow)
 
     decided = run(as_json, approve, _show_approved)
-    report_failures(_failed_items(decided), as_json)
+    report_failures(failed_items(decided), as_json)
     result = decided.get("result") if isinstance(decided, dict) else None
     if isinstance(result, dict) and result.get("confirmed") is False:
         if not as_json:
@@ -148,7 +144,7 @@ def _only_with_all(agent: str | None, tool: str | None) -> None:
 
 
 def _show_approved(p: dict[str, Any]) -> None:
-    _show_one(p)
+    show_one(p)
     grant = p.get("grant")
     if grant:
         out.print(Text(f"Granted {grant['id']}: ") + _granted(grant))
@@ -158,12 +154,14 @@ def _granted(grant: dict[str, Any]) -> Text:
     """``create_reminders for agent:claude on list:Work until …`` - names shown safely."""
     where = ", ".join(grant["scope"]) if grant["scope"] else "anywhere it reaches"
     said = f"{grant['tool']} for {grant['agent']} on {where}"
-    return shown(said) + Text(f" until {_when(grant['expiresAt'])}")
+    return shown(said) + Text(f" until {when(grant['expiresAt'])}")
 
 
 def _show_batch(done: dict[str, Any]) -> None:
     for p in done["decided"]:
-        out.print(Text.assemble((p["id"], "bold"), "  ", _status(p["status"]), "  ") + _summary(p))
+        out.print(
+            Text.assemble((p["id"], "bold"), "  ", status_text(p["status"]), "  ") + summary(p)
+        )
     for failed in done["failed"]:
         message = shown(str(failed["error"]["message"]))
         err.print(Text(f"failed: {failed['id']}: ", "bold red") + message)
@@ -182,7 +180,7 @@ def reject_command(
     def decide() -> dict[str, Any]:
         return client(as_json).decide(proposal_id, "reject", reason)
 
-    run(as_json, decide, _show_one)
+    run(as_json, decide, show_one)
 
 
 @proposals_app.command("undo")
@@ -265,94 +263,10 @@ def _status_word(given: str) -> str | None:
 def _listed(source: Any, status: str | None, limit: int) -> list[dict[str, Any]]:
     """Of one status, newest first; all of them: what waits for a person first, then the rest
     newest first (each read on its own, so an old pending one is not cut off by the limit)."""
+    listing_limit(limit, "--limit")
     if status is not None:
         found: list[dict[str, Any]] = source.proposals(status, limit)
         return found
     waiting = source.proposals("pending", limit)
     rest = [p for p in source.proposals(None, limit) if p["status"] != "PENDING"]
     return [*waiting, *rest][:limit]
-
-
-def _show_list(rows: list[dict[str, Any]]) -> None:
-    show_table(
-        ("ID", "STATUS", "TOOL", "SUMMARY", "BY", "CREATED"),
-        (
-            (
-                r["id"],
-                _status(r["status"]),
-                r["tool"],
-                _summary(r),
-                shown(r["actor"]),
-                _when(r["createdAt"]),
-            )
-            for r in rows
-        ),
-        empty="Nothing is waiting for you (all of them: --status all).",
-    )
-    if any(hides_text(r) for r in rows):
-        legend = "marks a proposal that holds invisible or direction-changing characters"
-        err.print(Text(f"{HIDDEN_MARK} {legend}, shown as [U+…]: read it carefully.", "yellow"))
-
-
-def _summary(row: dict[str, Any]) -> Text:
-    """The summary, after a mark (first, so a narrow terminal cannot wrap it out of sight)
-    when the proposal holds hidden characters anywhere."""
-    if not hides_text(row):
-        return shown(row["summary"])
-    return Text(f"{HIDDEN_MARK} ", "bold yellow") + shown(row["summary"])
-
-
-def _when(moment: str | None) -> str:
-    return spoken_when(moment) if moment else "-"
-
-
-def _show_one(p: dict[str, Any]) -> None:
-    # Summary, actor, diff, error and reason hold what agents and other apps wrote: shown().
-    out.print(
-        Text.assemble((p["id"], "bold"), "  ", _status(p["status"]), "  ", shown(p["summary"]))
-    )
-    if hides_text(p):
-        out.print(Text(f"{HIDDEN_MARK} {HIDDEN_WARNING}", "bold yellow"))
-    out.print(
-        Text("by ")
-        + shown(p["actor"])
-        + Text(f" · created {_when(p['createdAt'])} · expires {_when(p['expiresAt'])}")
-    )
-    if p["resolvedBy"]:
-        decided = Text(f" at {_when(p['resolvedAt'])}")
-        out.print(Text("decided by ") + shown(p["resolvedBy"]) + decided)
-    if p["diff"]:
-        table = Table(box=None, pad_edge=False, header_style="bold")
-        for column in ("TARGET", "FIELD", "BEFORE", "AFTER"):
-            table.add_column(column)
-        for row in p["diff"]:
-            table.add_row(
-                shown(str(row["target"])),
-                shown(str(row["field"])),
-                _value(row["before"]),
-                _value(row["after"]),
-            )
-        out.print(table)
-    if p["error"] and not _failed_items(p):
-        err.print(Text("error: ", "bold red") + shown(str(p["error"].get("message"))))
-    if p["reason"]:
-        out.print(Text("reason: ") + shown(p["reason"]))
-
-
-def _failed_items(proposal: dict[str, Any]) -> list[dict[str, Any]]:
-    """The items of an executed batch that failed (seed 002's partial-failure answer)."""
-    result = proposal.get("result")
-    failed = result.get("failed") if isinstance(result, dict) else None
-    return list(failed) if isinstance(failed, list) else []
-
-
-def _value(value: Any) -> Text:
-    """A diff value; a note keeps its lines (never a carriage return, which would let the
-    text after it overwrite the line on a terminal)."""
-    text = value if isinstance(value, str) else json.dumps(value, ensure_ascii=False)
-    return shown("-" if value is None else text, keep="\n\t")
-
-
-def _status(status: str) -> Text:
-    colour = {"PENDING": "yellow", "EXECUTED": "green", "FAILED": "red", "REJECTED": "red"}
-    return Text(status, style=colour.get(status, ""))

@@ -173,6 +173,20 @@ class InvalidParams(FruitctlError):
         )
 
     @classmethod
+    def listing_limit(cls, name: str, most: int) -> Self:
+        """How many proposals to list, out of bounds (``name``: the option or parameter)."""
+        return cls(f"'{name}' must be a whole number from 1 to {most}.", field="limit")
+
+    @classmethod
+    def proposal_status(cls, words: str) -> Self:
+        """The socket's ``proposals.list`` given a status no proposal has."""
+        return cls(f"'status' must be one of {words}, or null for all.", field="status")
+
+    @classmethod
+    def proposal_id(cls) -> Self:
+        return cls("'id' must be the proposal's id.", field="id")
+
+    @classmethod
     def approve_which(cls) -> Self:
         """``proposals approve`` given neither one proposal nor ``--all``, or both."""
         return cls("Give one proposal ID, or --all (narrowed with --agent and --tool).")
@@ -428,6 +442,10 @@ class OutcomeUnknown(FruitctlError):
 
 class Unsupported(FruitctlError):
     code = "unsupported"
+
+    @classmethod
+    def no_approvals(cls) -> Self:
+        return cls("Approvals are not available in this gateway.")
 
     @classmethod
     def not_installed(cls, program: str, looked_in: str) -> Self:

@@ -60,6 +60,8 @@ def describe(char: str) -> str:
 
 
 def has_hidden(text: str, keep: str = "") -> bool:
+    if text.isascii() and text.isprintable():  # most text: no character to look at one by one
+        return False
     return any(is_hidden(char) and char not in keep for char in text)
 
 

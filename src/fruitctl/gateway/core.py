@@ -173,17 +173,22 @@ class Gateway:
         grant given, as ``grant``), ``reject`` (its view) or ``undo`` (the pending object of a
         new proposal restoring what it changed). A refusal or a failure raises its domain
         error; an approval's is also recorded on the proposal."""
-        if self.approvals is None:
-            raise Unsupported("Approvals are not available in this gateway.")
+        approvals = self.approval_engine()
         if allow is not None and action != "approve":
             raise InvalidParams.grant_needs_approval()
         if action == "approve":
-            return self._approve(self.approvals, proposal_id, actor, allow)
+            return self._approve(approvals, proposal_id, actor, allow)
         if action == "reject":
-            return self.approvals.reject(proposal_id, actor, reason)
+            return approvals.reject(proposal_id, actor, reason)
         if action == "undo":
-            return self._undo(self.approvals, proposal_id, actor)
+            return self._undo(approvals, proposal_id, actor)
         raise MethodNotFound(f"Unknown action '{action}': {', '.join(ACTIONS)}.")
+
+    def approval_engine(self) -> Approvals:
+        """The proposals, for a door that reads or decides them; refused where there are none."""
+        if self.approvals is None:
+            raise Unsupported.no_approvals()
+        return self.approvals
 
     def recover(self) -> list[str]:
         """Finish what a killed process left executing (its recorded writes replay, the rest

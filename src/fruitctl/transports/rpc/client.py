@@ -14,7 +14,6 @@ import socket
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from fruitctl.domain import error_table
 from fruitctl.domain.actors import Actor
 from fruitctl.domain.errors import BackendUnavailable, FruitctlError, InternalError
 
@@ -116,6 +115,8 @@ def as_error(error: Any) -> FruitctlError:
     raw = error.get("data")
     data: dict[str, Any] = raw if isinstance(raw, dict) else {}
     details = {k: v for k, v in data.items() if k not in ("jsonrpcCode", "retryable")}
+    from fruitctl.domain import error_table  # only an error needs the table of codes
+
     return error_table.rebuilt(error["code"], str(error.get("message", "")), details)
 
 
@@ -162,6 +163,19 @@ class DaemonClient:
             params.update(allow.wire())
         decided: dict[str, Any] = self.rpc.request("proposals.decide", params)
         return decided
+
+    def proposals(self, status: str | None, limit: int, actor: Actor) -> list[dict[str, Any]]:
+        """Proposals newest first, of ``status`` (None: all), as ``actor`` may read them."""
+        self.identify(actor)
+        found: list[dict[str, Any]] = self.rpc.request(
+            "proposals.list", {"status": status, "limit": limit}
+        )
+        return found
+
+    def proposal(self, proposal_id: str, actor: Actor) -> dict[str, Any]:
+        self.identify(actor)
+        found: dict[str, Any] = self.rpc.request("proposals.get", {"id": proposal_id})
+        return found
 
     def identify(self, actor: Actor) -> None:
         if actor == self._speaking_for:

@@ -17,6 +17,13 @@
   this user can read: the same power as running the CLI in-process, and nothing an agent that only
   reaches the socket (say, from a container) has. ``display`` (optional) is the name shown under
   the identity, as a front door in front of the socket (``fruitctl mcp``) got it from its client.
+- ``proposals.list {status?, limit?}``: proposals newest first, each as ``fruitctl proposals
+  list --json`` prints it - ``status`` one of pending (the default), approved, executed,
+  rejected, expired, failed, or null for every status; ``limit`` 1-500, default 50.
+  ``proposals.get {id}``: one, with its diff, as ``fruitctl proposals show --json``. The person
+  (a session identified with the daemon's token) reads every proposal; any other session is an
+  agent and reads its own only - another's does not exist for it - as ``get_proposal`` and the
+  HTTP API answer it.
 - ``proposals.decide {id, action, reason?, allowFor?, scope?}``: a person's decision (approve,
   reject, undo; an approval may also give a standing grant), run by the daemon's gateway like any
   approval - only a session that identified as a person.
@@ -35,6 +42,7 @@ from typing import Any
 
 from fruitctl import __version__
 from fruitctl.approvals.allowance import Allowance
+from fruitctl.approvals.views import STATUSES, listing_limit
 from fruitctl.capabilities import subject_of
 from fruitctl.domain.actors import Actor, display_name
 from fruitctl.domain.errors import InvalidParams, PermissionDenied
@@ -43,6 +51,9 @@ from fruitctl.tools.model import Tool, ToolResult
 from fruitctl.transports.rpc.jsonrpc import AGENTS_ONLY, Method, Session
 from fruitctl.transports.service_info import SERVICE
 
+LISTED_STATUSES = tuple(status.lower() for status in STATUSES)
+LISTED_BY_DEFAULT, LISTED_AT_MOST = "pending", 50
+"""What ``proposals.list`` lists when not told: what ``fruitctl proposals list`` shows."""
 NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._:@-]{0,63}$")
 """A name a caller gives itself; never '/', which separates an identity from a display name."""
 
@@ -73,7 +84,8 @@ def build_methods(
             lambda params, session: _no_params(params, partial(_persons, session, write_test)),
             True,
         )
-    builtin = {"tools.list", "tools.describe", "tools.call", "session.identify", "proposals.decide"}
+    builtin = {"tools.list", "tools.describe", "tools.call", "session.identify"}
+    builtin |= {"proposals.list", "proposals.get", "proposals.decide"}
     aliases = _aliases(gateway, set(methods) | builtin)
 
     def listing() -> dict[str, Any]:
@@ -89,6 +101,12 @@ def build_methods(
     )
     methods["session.identify"] = Method(
         lambda params, session: _identify(params, session, human_token)
+    )
+    methods["proposals.list"] = Method(
+        lambda params, session: _proposals(gateway, params, session), True
+    )
+    methods["proposals.get"] = Method(
+        lambda params, session: _proposal(gateway, params, session), True
     )
     methods["proposals.decide"] = Method(
         lambda params, session: _decide(gateway, params, session), True
@@ -231,6 +249,27 @@ def _identify(params: dict[str, Any], session: Session, human_token: str) -> dic
     return {"actor": session.actor.shown}
 
 
+def _proposals(gateway: Gateway, params: dict[str, Any], session: Session) -> list[dict[str, Any]]:
+    """``proposals.list``: what ``fruitctl proposals list`` reads, for the session's actor - the
+    approval engine gives an agent its own only (``Approvals.recent``)."""
+    _only(params, {"status", "limit"})
+    status = params.get("status", LISTED_BY_DEFAULT)
+    if status is not None and status not in LISTED_STATUSES:
+        raise InvalidParams.proposal_status(", ".join(LISTED_STATUSES))
+    limit = listing_limit(params.get("limit", LISTED_AT_MOST))
+    return gateway.approval_engine().recent(status, limit, session.actor)
+
+
+def _proposal(gateway: Gateway, params: dict[str, Any], session: Session) -> dict[str, Any]:
+    """``proposals.get``: one proposal, as ``fruitctl proposals show`` reads it; an agent's
+    session finds its own only (``Approvals.get``)."""
+    _only(params, {"id"})
+    proposal_id = params.get("id")
+    if not isinstance(proposal_id, str):
+        raise InvalidParams.proposal_id()
+    return gateway.approval_engine().get(proposal_id, session.actor)
+
+
 def _decide(gateway: Gateway, params: dict[str, Any], session: Session) -> dict[str, Any]:
     """A person's decision, as ``fruitctl proposals approve`` takes it in-process: the gateway
     judges it again for that person. An agent's session is refused before anything is read."""
@@ -239,7 +278,7 @@ def _decide(gateway: Gateway, params: dict[str, Any], session: Session) -> dict[
         raise PermissionDenied("Only a person decides proposals: identify with the daemon's token.")
     proposal_id, action, reason = params.get("id"), params.get("action"), params.get("reason")
     if not isinstance(proposal_id, str):
-        raise InvalidParams("'id' must be the proposal's id.", field="id")
+        raise InvalidParams.proposal_id()
     if action not in ACTIONS:
         raise InvalidParams(f"'action' must be one of: {', '.join(ACTIONS)}.", field="action")
     if reason is not None and not isinstance(reason, str):

@@ -14,6 +14,7 @@ from fastapi import APIRouter, Depends, Path, Query
 from starlette.responses import Response
 
 from fruitctl.approvals.allowance import Allowance
+from fruitctl.approvals.views import LISTED_MAX
 from fruitctl.transports.http import schemas
 from fruitctl.transports.http.door import Door, Json, model_body, model_schema
 from fruitctl.transports.http.tokens import Claims
@@ -39,7 +40,7 @@ def router(door: Door, user: Callable[..., Any], admin: Callable[..., Any]) -> A
     async def list_proposals(
         claims: Caller,
         status: Status | None = None,
-        limit: Annotated[int, Query(ge=1, le=500)] = 50,
+        limit: Annotated[int, Query(ge=1, le=LISTED_MAX)] = 50,
     ) -> Response:
         found = await door.run(door.app.approvals.recent, status, limit, claims.actor)
         return Json(found)

@@ -21,7 +21,7 @@ from fruitctl.approvals import batch
 from fruitctl.approvals.allowance import OFFERED, Allowance
 from fruitctl.approvals.batch import BATCH_MAX
 from fruitctl.approvals.engine import Approvals
-from fruitctl.approvals.views import HIDDEN_WARNING, hides_text
+from fruitctl.approvals.hidden import HIDDEN_WARNING, hides_text
 from fruitctl.domain.errors import FruitctlError
 from fruitctl.domain.wording import spoken_when
 from fruitctl.gateway import ACTIONS, Action
