@@ -13,7 +13,9 @@ command is a new process:
   arguments, or ``proposals.list`` with the same status and limit; ``system.ping`` for
   ``rpc``), reads the answer and exits;
 - in-process: ``FRUITCTL_IN_PROCESS=1 fruitctl reminders list`` - no daemon used, the gateway
-  built in the command's own process.
+  built in the command's own process; beside it, shown but not checked, what only importing the
+  libraries that path cannot do without takes (``python -c "import sqlalchemy,
+  pydantic_settings"``: the stores' SQL toolkit and the configuration's reader).
 
 Rounds alternate floor and command so the drifts of this shared machine hit both alike. Wall
 time and CPU time (user+sys of the child) are both recorded, p50 of each. Checks (PASS/FAIL,
@@ -74,6 +76,7 @@ COMMANDS: dict[str, tuple[list[str], str | None, dict[str, Any] | None]] = {
     "rpc system.ping": (["rpc", json.dumps(PING)], None, None),
 }
 IN_PROCESS = "in-process: reminders list"
+IN_PROCESS_LIBRARIES = "in-process: its libraries' import alone"
 
 FLOOR = """
 import json, socket, sys
@@ -167,7 +170,8 @@ def measure(home: Path, env: dict[str, str]) -> dict[str, dict[str, float]]:
             *floor_lines(method, params, token),
         ]
     in_process_env = {**env, "FRUITCTL_IN_PROCESS": "1"}
-    walls: dict[str, list[float]] = {name: [] for name in [*runs, IN_PROCESS]}
+    libraries = [sys.executable, "-c", "import sqlalchemy, pydantic_settings"]
+    walls: dict[str, list[float]] = {name: [] for name in [*runs, IN_PROCESS, IN_PROCESS_LIBRARIES]}
     cpus: dict[str, list[float]] = {name: [] for name in walls}
     for round_ in range(WARMUP + ROUNDS):
         for name, argv in runs.items():
@@ -175,10 +179,14 @@ def measure(home: Path, env: dict[str, str]) -> dict[str, dict[str, float]]:
             if round_ >= WARMUP:
                 walls[name].append(wall)
                 cpus[name].append(cpu)
-        wall, cpu = timed([*fruitctl, "reminders", "list"], in_process_env)
-        if round_ >= WARMUP:
-            walls[IN_PROCESS].append(wall)
-            cpus[IN_PROCESS].append(cpu)
+        for name, argv in (
+            (IN_PROCESS, [*fruitctl, "reminders", "list"]),
+            (IN_PROCESS_LIBRARIES, libraries),
+        ):
+            wall, cpu = timed(argv, in_process_env)
+            if round_ >= WARMUP:
+                walls[name].append(wall)
+                cpus[name].append(cpu)
     return {name: {"wall_p50_s": p50(walls[name]), "cpu_p50_s": p50(cpus[name])} for name in walls}
 
 
