@@ -34,8 +34,6 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
 
-import jwt
-
 from fruitctl.domain.actors import Actor
 from fruitctl.private import NotPrivate, private_folder, read_or_create, write_private
 
@@ -206,12 +204,16 @@ class TokenStore:
             payload["parent"] = parent
         if tools is not None:
             payload["tools"] = sorted(tools)
+        import jwt  # here: PyJWT loads cryptography, which a daemon serving its socket never needs
+
         return jwt.encode(payload, self.key(), algorithm=ALGORITHM), claims
 
     # -- verifying ---------------------------------------------------------------------------
 
     def verify(self, token: str) -> Claims:
         """The claims of a valid, unrevoked token; ``TokenError`` saying why not otherwise."""
+        import jwt
+
         try:
             payload = jwt.decode(
                 token,
