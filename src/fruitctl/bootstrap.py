@@ -19,7 +19,7 @@ from fruitctl.backend_factories import (
     remote_account,
     web_search_service,
 )
-from fruitctl.capabilities import all_tools, toolsets
+from fruitctl.capabilities import Catalog, toolsets
 from fruitctl.config import Config, ConfigError
 from fruitctl.config_drift import ConfigWatch
 from fruitctl.domain.actors import CLI_ACTOR, Actor
@@ -260,13 +260,14 @@ class App:
         from fruitctl.store.faults import translate as translate_fault
         from fruitctl.tools.registry import ToolRegistry
 
-        catalog = all_tools()
+        catalog = Catalog()  # each capability loaded when one of its tools is first asked for
         paths = self.config.paths
         rules = LiveGovernance(
-            paths.governance_file,
-            lambda: governance_module.load(paths, [t.definition for t in catalog]),
+            paths.governance_file, lambda: governance_module.load(paths, catalog)
         )
-        registry = ToolRegistry(_governed(t, rules.current.apply(t.definition)) for t in catalog)
+        registry = ToolRegistry(
+            later=catalog, shape=lambda t: _governed(t, rules.current.apply(t.definition))
+        )
         rules.on_change = lambda now: registry.reshape(
             lambda t: _governed(t, now.apply(t.definition))
         )
@@ -373,7 +374,7 @@ class App:
                 return rules.state()
         paths = self.config.paths
         try:
-            loaded = governance_module.load(paths, [t.definition for t in all_tools()])
+            loaded = governance_module.load(paths, Catalog())
         except ConfigError as exc:
             return {"file": str(paths.governance_file), "fromFile": True, "error": str(exc)}
         return {"file": str(paths.governance_file), "fromFile": loaded.source is not None}

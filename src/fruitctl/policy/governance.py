@@ -30,10 +30,11 @@ them, and cloud metadata addresses always (``domain.hosts.AddressRules``).
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
+import threading
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Literal
+from typing import Any, Literal, Protocol, runtime_checkable
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
@@ -169,28 +170,86 @@ class Governance:
         )
 
 
-def load(paths: Paths, definitions: Iterable[ToolDefinition]) -> Governance:
-    """Defaults for ``definitions``, overridden by ``paths.governance_file`` when it exists."""
+@runtime_checkable
+class Known(Protocol):
+    """The tools rules are made for: every name, and a tool's category when its rules are
+    first asked for (``capabilities.Catalog`` loads its capability then)."""
+
+    def names(self) -> list[str]: ...
+
+    def category(self, name: str) -> str: ...
+
+
+class _Given:
+    """Definitions at hand, as ``Known``."""
+
+    def __init__(self, definitions: Iterable[ToolDefinition]) -> None:
+        self._by_name = {d.name: d for d in definitions}
+
+    def names(self) -> list[str]:
+        return list(self._by_name)
+
+    def category(self, name: str) -> str:
+        return self._by_name[name].category
+
+
+class _Rules(Mapping[str, ToolRules]):
+    """Each known tool's rules, made when first asked for: a tool the file does not name has
+    only its defaults, which cannot fail, so they wait until the tool is used."""
+
+    def __init__(self, names: list[str], make: Callable[[str], ToolRules]) -> None:
+        self._names = dict.fromkeys(names)
+        self._make = make
+        self._made: dict[str, ToolRules] = {}
+        self._lock = threading.Lock()
+
+    def __getitem__(self, name: str) -> ToolRules:
+        found = self._made.get(name)
+        if found is not None:
+            return found
+        if name not in self._names:
+            raise KeyError(name)
+        with self._lock:
+            if name not in self._made:
+                self._made[name] = self._make(name)
+            return self._made[name]
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._names)
+
+    def __len__(self) -> int:
+        return len(self._names)
+
+
+def load(paths: Paths, definitions: Iterable[ToolDefinition] | Known) -> Governance:
+    """Defaults for ``definitions``, overridden by ``paths.governance_file`` when it exists.
+    The rules of each tool the file names are made (and checked) now; the others' when first
+    asked for."""
     path = paths.governance_file
     try:
         text = read_text(path)
     except ConfigError as exc:
         raise GovernanceError(str(exc)) from None
     overrides = _parse(path, text) if text is not None else {}
-    by_name = {d.name: d for d in definitions}
+    known = definitions if isinstance(definitions, Known) else _Given(definitions)
+    names = known.names()
     for name in overrides:
-        if name not in by_name:
+        if name not in names:
             line = _line(text or "", ("tools", name))
-            known = ", ".join(sorted(by_name))
-            raise GovernanceError(f"{path}:{line}: tools.{name}: no such tool (tools: {known})")
+            listed = ", ".join(sorted(names))
+            raise GovernanceError(f"{path}:{line}: tools.{name}: no such tool (tools: {listed})")
     variables = _variables(paths)
     protected = protected_places(paths, lambda pattern: _expand(pattern, variables))
-    rules = {
-        name: _effective(
-            path, text, name, d.category, overrides.get(name, {}), variables
-        ).model_copy(update={"protected": protected})
-        for name, d in by_name.items()
-    }
+
+    def rules_of(name: str) -> ToolRules:
+        made = _effective(
+            path, text, name, known.category(name), overrides.get(name, {}), variables
+        )
+        return made.model_copy(update={"protected": protected})
+
+    rules = _Rules(names, rules_of)
+    for name in overrides:
+        rules[name]  # a file that cannot be used is said now, with its line
     return Governance(rules=rules, source=path if text is not None else None)
 
 

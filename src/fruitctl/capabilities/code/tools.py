@@ -188,11 +188,11 @@ def _checked_again(name: str, path: str) -> str:
     governance rules as the configuration says now (the policy checked them before the child
     started; a folder swapped for a link since then must not carry the run elsewhere)."""
     from fruitctl import config
-    from fruitctl.capabilities import all_tools
+    from fruitctl.capabilities import Catalog
     from fruitctl.policy import governance
 
     paths = config.load().paths
-    rules = governance.load(paths, [t.definition for t in all_tools()]).of(name)
+    rules = governance.load(paths, Catalog()).of(name)
     checked(path)  # a link at the path itself is refused, as by read_file
     return str(path_rules(rules).check(path))
 
