@@ -144,6 +144,20 @@ def running(home: Path, *args: str, umask: int | None = None, **env: str) -> Ite
         yield daemon
 
 
+@contextlib.contextmanager
+def demo_daemon() -> Iterator[Daemon]:
+    """A daemon on a fresh home holding the demo's sample data, reaped when the block ends."""
+    with short_home() as home:
+        seed_demo(home)
+        with running(home) as served:
+            yield served
+
+
+def person_token(daemon: Daemon) -> str:
+    """The token only the daemon's user can read: with it, a session is the person's."""
+    return (daemon.socket.parent / "fruitctl.token").read_text().strip()
+
+
 def reap(daemon: Daemon) -> None:
     """Stop the daemon and anything it started, by pid."""
     children = []
@@ -169,6 +183,17 @@ def cli(home: Path, *args: str, **env: str) -> subprocess.CompletedProcess[str]:
     return subprocess.run(
         [*FRUITCTL, *args],
         env=daemon_env(home, **env),
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+
+
+def python(home: Path, script: str) -> subprocess.CompletedProcess[str]:
+    """``python -c script`` as a separate process on ``home``, importing this test's fruitctl."""
+    return subprocess.run(
+        [sys.executable, "-c", script],
+        env=daemon_env(home),
         capture_output=True,
         text=True,
         timeout=120,

@@ -11,7 +11,7 @@ import json
 from collections.abc import Iterator
 
 import pytest
-from socket_daemon import Daemon, Raw, cli, running, seed_demo, short_home
+from socket_daemon import Daemon, Raw, cli, demo_daemon
 
 # Each test here starts another process, or shares the one the module starts.
 pytestmark = pytest.mark.process
@@ -24,10 +24,8 @@ UNREACHABLE = {
 
 @pytest.fixture(scope="module")
 def daemon() -> Iterator[Daemon]:
-    with short_home() as home:
-        seed_demo(home)
-        with running(home) as served:
-            yield served
+    with demo_daemon() as served:
+        yield served
 
 
 def proposed(daemon: Daemon, title: str) -> str:

@@ -15,6 +15,7 @@ import time
 from pathlib import Path
 
 import pytest
+from mcp_wire import initialize
 
 from fruitctl.cli.mcp import ON_A_TERMINAL
 
@@ -26,16 +27,7 @@ pytestmark = [
     pytest.mark.slow,  # its one test takes two seconds or more
 ]
 
-INITIALIZE = {
-    "jsonrpc": "2.0",
-    "id": 1,
-    "method": "initialize",
-    "params": {
-        "protocolVersion": "2025-06-18",
-        "capabilities": {},
-        "clientInfo": {"name": "a person", "version": "0"},
-    },
-}
+INITIALIZE = initialize("a person", "0")
 
 
 class Terminal:

@@ -6,11 +6,10 @@ them all, in the catalog's order, under the rules in force."""
 from __future__ import annotations
 
 import json
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
+from socket_daemon import python
 
 from fruitctl import bootstrap
 from fruitctl.capabilities import NAMES, SUBJECTS, Catalog, all_tools, tools_of
@@ -75,13 +74,7 @@ print(json.dumps([loaded, every]))
 
 @pytest.mark.process
 def test_one_call_loads_its_capability_alone(tmp_path: Path) -> None:
-    done = subprocess.run(
-        [sys.executable, "-c", SCRIPT],
-        env={"FRUITCTL_HOME": str(tmp_path), "PATH": "/usr/bin:/bin"},
-        capture_output=True,
-        text=True,
-        timeout=120,
-    )
+    done = python(tmp_path, SCRIPT)
     assert done.returncode == 0, done.stderr[-3000:]
     loaded, every = json.loads(done.stdout.splitlines()[-1])
     assert loaded == ["reminders"]

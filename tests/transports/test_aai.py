@@ -12,7 +12,7 @@ from typing import Any
 
 import pytest
 from jsonschema import Draft202012Validator
-from socket_daemon import Daemon, Raw, running, seed_demo, short_home
+from socket_daemon import Daemon, Raw, demo_daemon
 from typer.testing import CliRunner
 
 from fruitctl import __version__
@@ -72,10 +72,8 @@ def envelope(tool: str, params: Any = None, request_id: str = "req_1") -> dict[s
 
 @pytest.fixture(scope="module")
 def daemon() -> Iterator[Daemon]:
-    with short_home() as home:
-        seed_demo(home)
-        with running(home) as served:
-            yield served
+    with demo_daemon() as served:
+        yield served
 
 
 @pytest.fixture

@@ -29,6 +29,7 @@ import httpx2
 import pytest
 from mcp.client import Client
 from mcp.client.streamable_http import streamable_http_client
+from mcp_wire import initialize
 from starlette.types import Message, Scope
 
 from fruitctl import bootstrap
@@ -41,16 +42,7 @@ from fruitctl.transports.mcp_http import ALLOW_REMOTE_ENV, GuardedMcpApp, http_a
 TOKEN = "test-token-not-a-secret-0123456789"
 PORT = 8766
 BASE = f"http://127.0.0.1:{PORT}"
-INITIALIZE = {
-    "jsonrpc": "2.0",
-    "id": 1,
-    "method": "initialize",
-    "params": {
-        "protocolVersion": "2025-06-18",
-        "capabilities": {},
-        "clientInfo": {"name": "test", "version": "1"},
-    },
-}
+INITIALIZE = initialize()
 MCP_HEADERS = {
     "Accept": "application/json, text/event-stream",
     "Content-Type": "application/json",

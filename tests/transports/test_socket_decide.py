@@ -9,7 +9,7 @@ from collections.abc import Iterator
 from typing import Any
 
 import pytest
-from socket_daemon import Daemon, Raw, running, seed_demo, short_home
+from socket_daemon import Daemon, Raw, demo_daemon, person_token
 
 from fruitctl.capabilities import all_tools
 
@@ -21,14 +21,8 @@ CREATE = {"name": "create_reminders", "arguments": {"reminders": [{"title": "dec
 
 @pytest.fixture(scope="module")
 def daemon() -> Iterator[Daemon]:
-    with short_home() as home:
-        seed_demo(home)
-        with running(home) as served:
-            yield served
-
-
-def token(daemon: Daemon) -> str:
-    return (daemon.socket.parent / "fruitctl.token").read_text().strip()
+    with demo_daemon() as served:
+        yield served
 
 
 def proposed(daemon: Daemon) -> str:
@@ -42,7 +36,9 @@ def proposed(daemon: Daemon) -> str:
 
 
 def as_person(daemon: Daemon, rpc: Raw) -> None:
-    rpc.result("session.identify", {"kind": "human", "name": "cli:me", "token": token(daemon)})
+    rpc.result(
+        "session.identify", {"kind": "human", "name": "cli:me", "token": person_token(daemon)}
+    )
 
 
 def status_of(daemon: Daemon, proposal_id: str) -> Any:

@@ -11,7 +11,13 @@ from collections.abc import Iterator
 from typing import Any
 
 import pytest
-from socket_daemon import Daemon, Raw, cli, running, seed_demo, short_home
+from socket_daemon import (
+    Daemon,
+    Raw,
+    cli,
+    demo_daemon,
+    person_token,
+)
 
 # Each test here starts another process, or shares the one the module starts.
 pytestmark = pytest.mark.process
@@ -19,14 +25,8 @@ pytestmark = pytest.mark.process
 
 @pytest.fixture(scope="module")
 def daemon() -> Iterator[Daemon]:
-    with short_home() as home:
-        seed_demo(home)
-        with running(home) as served:
-            yield served
-
-
-def token(daemon: Daemon) -> str:
-    return (daemon.socket.parent / "fruitctl.token").read_text().strip()
+    with demo_daemon() as served:
+        yield served
 
 
 def as_agent(rpc: Raw, name: str) -> None:
@@ -34,7 +34,9 @@ def as_agent(rpc: Raw, name: str) -> None:
 
 
 def as_person(daemon: Daemon, rpc: Raw) -> None:
-    rpc.result("session.identify", {"kind": "human", "name": "cli:me", "token": token(daemon)})
+    rpc.result(
+        "session.identify", {"kind": "human", "name": "cli:me", "token": person_token(daemon)}
+    )
 
 
 def proposed(daemon: Daemon, agent: str, title: str) -> str:

@@ -7,12 +7,12 @@ from __future__ import annotations
 
 import asyncio
 import json
-import subprocess
-import sys
 from pathlib import Path
 
 import httpx
 import pytest
+from mcp_wire import initialize
+from socket_daemon import python
 from starlette.types import Receive, Scope, Send
 
 from fruitctl.transports.http.server import OnFirstUse
@@ -41,29 +41,14 @@ with HttpServer(app, port=0).running() as url:
 app.close()
 print(json.dumps(seen))
 """
-INITIALIZE = {
-    "jsonrpc": "2.0",
-    "id": 1,
-    "method": "initialize",
-    "params": {
-        "protocolVersion": "2025-06-18",
-        "capabilities": {},
-        "clientInfo": {"name": "test", "version": "1"},
-    },
-}
+INITIALIZE = initialize()
 
 
 @pytest.mark.process
 @pytest.mark.slow
 def test_each_door_is_loaded_by_the_first_request_for_it(tmp_path: Path) -> None:
     script = f"SDK = {SDK!r}\nAPI = {API!r}\nINITIALIZE = {INITIALIZE!r}\n{SCRIPT}"
-    done = subprocess.run(
-        [sys.executable, "-c", script],
-        env={"FRUITCTL_HOME": str(tmp_path), "PATH": "/usr/bin:/bin"},
-        capture_output=True,
-        text=True,
-        timeout=120,
-    )
+    done = python(tmp_path, script)
     assert done.returncode == 0, done.stderr[-3000:]
     seen = json.loads(done.stdout.splitlines()[-1])
     assert seen["first"] == [False, False]

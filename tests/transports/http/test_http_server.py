@@ -13,6 +13,7 @@ import httpx2
 import pytest
 from mcp.client import Client
 from mcp.client.streamable_http import streamable_http_client
+from mcp_wire import initialize
 
 from fruitctl import bootstrap
 from fruitctl.domain.actors import Actor
@@ -24,16 +25,7 @@ from fruitctl.transports.mcp_access import ensure_token
 from fruitctl.transports.net import is_loopback
 
 AGENT = Actor("agent", "mcp-client")
-INITIALIZE = {
-    "jsonrpc": "2.0",
-    "id": 1,
-    "method": "initialize",
-    "params": {
-        "protocolVersion": "2025-06-18",
-        "capabilities": {},
-        "clientInfo": {"name": "test", "version": "1"},
-    },
-}
+INITIALIZE = initialize()
 
 
 class Recorder:

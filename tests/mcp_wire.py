@@ -1,0 +1,19 @@
+"""The MCP messages tests send by hand, as a client would write them."""
+
+from __future__ import annotations
+
+from typing import Any
+
+
+def initialize(client: str = "test", version: str = "1") -> dict[str, Any]:
+    """The first request of an MCP session over HTTP or a pipe, from ``client``."""
+    return {
+        "jsonrpc": "2.0",
+        "id": 1,
+        "method": "initialize",
+        "params": {
+            "protocolVersion": "2025-06-18",
+            "capabilities": {},
+            "clientInfo": {"name": client, "version": version},
+        },
+    }
