@@ -32,6 +32,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Container
+from functools import lru_cache
 from typing import Any
 
 import icalendar
@@ -90,8 +91,8 @@ def _calendar(
     if lines is None:
         return None
     component = icalendar.Event() if kind == "VEVENT" else icalendar.Todo()
-    for line in lines:
-        if not _add(component, line):
+    for name, head, line in lines:
+        if not _add(component, name, head, line):
             return None
     if "UID" not in component or (kind == "VEVENT" and "DTSTART" not in component):
         return None
@@ -100,12 +101,15 @@ def _calendar(
     return cal
 
 
-def _lines(text: str, kind: str, read: Container[str], refused: Container[str]) -> list[str] | None:
+def _lines(
+    text: str, kind: str, read: Container[str], refused: Container[str]
+) -> list[tuple[str, str, str]] | None:
     """The content lines of the one ``kind`` component that are read (split as the library
-    splits them), or None if the object is not one this reader is sure of."""
+    splits them), each with its name and what comes before its value; None if the object is
+    not one this reader is sure of."""
     path: list[str] = []
     calendars = items = 0
-    found: list[str] = []
+    found: list[tuple[str, str, str]] = []
     for line in NEWLINE.split(UFOLD.sub("", text)):
         if not line:
             continue
@@ -124,7 +128,7 @@ def _lines(text: str, kind: str, read: Container[str], refused: Container[str]) 
         elif not _sure(path, name, refused):
             return None
         elif len(path) == 2 and name in read:
-            found.append(line)
+            found.append((name, head, line))
     return found if calendars == items == 1 and not path else None
 
 
@@ -154,29 +158,27 @@ def _sure(path: list[str], name: str, refused: Container[str]) -> bool:
     return path == ["VCALENDAR"] and name in CALENDAR_TEXT
 
 
-def _add(component: icalendar.Component, line: str) -> bool:
-    """Add one property as the library's parser does; False if it would not read it so."""
-    head = _head(line) or ""  # ``_lines`` took only lines that have one
+def _add(component: icalendar.Component, name: str, head: str, line: str) -> bool:
+    """Add one property (``name``, upper case, and ``head``, what comes before its value) as
+    the library's parser does; False if it would not read it so."""
     rest = line[len(head) + 1 :]
     if ";" in head:  # parameters: the library's own split
         try:
-            name, params, value = Contentline(line).parts()  # type: ignore[no-untyped-call]
+            _, params, value = Contentline(line).parts()  # type: ignore[no-untyped-call]
         except ValueError:
             return False
     else:  # what that split makes of NAME:value
-        name, params, value = head, Parameters(), unescape_backslash(rest)
-    name = name.upper()
+        params, value = Parameters(), unescape_backslash(rest)
     if name in component:
         return False
     tzid = params.get("TZID") if params and name in ZONED else None
     if tzid is not None and not is_iana(tzid):
         return False
-    factory: Any = _FACTORY.for_property(name, params.value)
+    factory, verbatim = _factory(name, params.value if params else None)
     if name == "CATEGORIES":  # split on the commas the raw value does not escape
         made = factory(split_on_unescaped_comma(rest))
     else:
-        raw = getattr(factory, "get_value_from_content_line", None)
-        if raw is not None:  # a type whose value is taken verbatim
+        if verbatim:  # a type whose value is taken as it is written
             value = rest
         try:
             found = factory.from_ical(value, tzid) if tzid else factory.from_ical(value)
@@ -184,5 +186,13 @@ def _add(component: icalendar.Component, line: str) -> bool:
             return False
         made = factory(found)
     made.params = params
-    component.add(name, made, encode=False)
+    component[name] = made  # what ``add`` does with a value it need not encode, once
     return True
+
+
+@lru_cache(maxsize=256)
+def _factory(name: str, value_type: str | None) -> tuple[Any, bool]:
+    """The library's value type of a property (with its VALUE parameter), and whether its
+    value is taken verbatim (``get_value_from_content_line``: not unescaped)."""
+    factory = _FACTORY.for_property(name, value_type)
+    return factory, hasattr(factory, "get_value_from_content_line")
