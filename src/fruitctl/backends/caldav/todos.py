@@ -35,6 +35,7 @@ import icalendar
 from fruitctl.backends import ical_events, ical_plain
 from fruitctl.backends.ical_alarms import read_alarms, set_alarms
 from fruitctl.backends.ical_events import BrokenObject
+from fruitctl.backends.ical_zones import without_known_zones
 from fruitctl.backends.local.mirror import MirroredReminder
 from fruitctl.domain.dates import DateOrDateTime, now, wire_zone
 from fruitctl.ports import NewReminder, ReminderChanges
@@ -63,7 +64,7 @@ def read(text: str, list_id: str) -> MirroredReminder:
     try:
         cal = ical_plain.todo_calendar(text)
         if cal is None:
-            cal = ical_events.read_calendar(ical_events.without_known_zones(text))
+            cal = ical_events.read_calendar(without_known_zones(text))
         return _read(master(cal), list_id)
     except BrokenObject:
         raise
