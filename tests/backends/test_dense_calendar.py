@@ -22,12 +22,14 @@ from fruitctl.backends import caldav, ical_events, ical_occurrences, ical_plain
 from fruitctl.backends.caldav import state
 from fruitctl.backends.caldav.events import CaldavCalendars, EventKind
 from fruitctl.backends.caldav.state import Known
+from fruitctl.backends.ical_zones import without_known_zones
 from fruitctl.backends.local.tables import calendars
 from fruitctl.ports import EventRange
 from fruitctl.store import open_database
 
 ORIGIN = datetime(2026, 11, 25, 9, 30, tzinfo=UTC)
 TEXTS = dense_calendar.events(ORIGIN, seed=20_260_224)
+YEAR = timedelta(days=365)
 
 
 @pytest.fixture
@@ -95,7 +97,7 @@ def test_a_plain_event_read_from_its_lines_is_the_event_a_whole_parse_gives() ->
         quick = ical_occurrences.Timeline(cal).between(-1e12, 1e12)
         assert quick == ical_occurrences.Timeline(whole).between(-1e12, 1e12), text
     # every plain event of the dense calendar, and the odd ones this reader is sure of
-    assert read_alone == dense_calendar.EVENTS - dense_calendar.SERIES + 3
+    assert read_alone == dense_calendar.EVENTS - dense_calendar.SERIES + 4
 
 
 def test_objects_the_line_reader_is_not_sure_of_are_parsed_whole() -> None:
@@ -127,13 +129,53 @@ _ODD = [
     ),
     _object("UID:day", "DTSTART;VALUE=DATE:20261125", "SUMMARY:All day"),
     _object("UID:floating", "DTSTART:20261125T090000", "DTEND:20261125T100000", "X-ANY:1"),
+    _object(*_BASE, 'SUMMARY;ALTREP="cid:a:b":Quoted: yes', 'LOCATION;X-A="c:d":Room'),
 ]
 _REFUSED = [
     _object(*_BASE, "RRULE:FREQ=DAILY"),
     _object(*_BASE, more="BEGIN:VEVENT\r\nUID:odd\r\nDTSTART:20261126T090000Z\r\nEND:VEVENT\r\n"),
     _object(*_BASE, "BEGIN:VALARM", "TRIGGER:-PT5M", "ACTION:DISPLAY", "END:VALARM"),
-    _object(*_BASE, 'SUMMARY;ALTREP="cid:x":Quoted'),
+    _object(*_BASE, "SUMMARY;X-A=b\\:c:Escaped"),
     _object(*_BASE, "SUMMARY:one", "SUMMARY:two"),
     _object("UID:odd", "DTSTART;TZID=Mars/Olympus:20261125T090000"),
     _object("UID:odd", "DTSTART:2026-11-25"),
 ]
+
+
+_SERIES = [
+    _object(*_BASE, "RRULE:FREQ=WEEKLY;COUNT=5", "EXDATE;TZID=Europe/Berlin:20261202T090000"),
+    _object(
+        *_BASE,
+        "RRULE:FREQ=DAILY;UNTIL=20261230T000000Z",
+        "SEQUENCE:2",
+        "CATEGORIES:a\\,b,c",
+        'X-ANY;X-P="q:r":s\\,t',
+        more="BEGIN:VEVENT\r\nUID:odd\r\nRECURRENCE-ID;TZID=Europe/Berlin:20261126T090000\r\n"
+        "DTSTART;TZID=Europe/Berlin:20261126T110000\r\nSUMMARY:moved\r\nEND:VEVENT\r\n",
+    ).replace("PRODID:x", "PRODID:x\r\nCALSCALE:GREGORIAN"),
+]
+_SERIES_REFUSED = [
+    _object(*_BASE, "RRULE:FREQ=DAILY", "EXDATE:20261126T090000Z", "EXDATE:20261127T090000Z"),
+    _object(*_BASE, "RRULE:FREQ=DAILY", "RDATE:"),
+    _object(*_BASE, "RDATE;VALUE=DATE:20270105,20270106"),
+    _object(*_BASE, "RRULE:FREQ=DAILY").replace("PRODID:x", "PRODID:x\r\nX-WR-TIMEZONE:UTC"),
+    _object(*_BASE, "RRULE:FREQ=DAILY", "BEGIN:VALARM", "TRIGGER:-PT5M", "END:VALARM"),
+    _object(*_BASE, "RRULE:FREQ=DAILY", "SEQUENCE:two"),
+]
+
+
+def test_an_object_of_events_read_from_its_lines_is_what_a_whole_parse_reads() -> None:
+    read_alone = 0
+    for text in [*TEXTS, *_ODD, *_SERIES]:
+        cal = ical_plain.events_calendar(text)
+        if cal is None:
+            continue
+        read_alone += 1
+        whole = ical_events.read_calendar(without_known_zones(text))
+        assert cal.to_ical() == whole.to_ical(), text
+        window = ((ORIGIN - YEAR).timestamp(), (ORIGIN + YEAR).timestamp())
+        quick = ical_occurrences.Timeline(cal).between(*window)
+        assert quick == ical_occurrences.Timeline(whole).between(*window), text
+    assert read_alone == len(TEXTS) + len(_ODD) + len(_SERIES)
+    for text in _SERIES_REFUSED:
+        assert ical_plain.events_calendar(text) is None, text

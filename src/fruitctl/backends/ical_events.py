@@ -18,18 +18,17 @@ anything a caller got wrong is a ``fruitctl.domain.errors`` error.
 from __future__ import annotations
 
 import logging
-import re
 from collections.abc import Iterable
 from datetime import date, datetime, timedelta
 from functools import lru_cache
 from typing import Any
-from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
 import icalendar
 import recurring_ical_events
 
-from fruitctl.backends import ical_bounds
+from fruitctl.backends import ical_bounds, ical_plain
 from fruitctl.backends.ical_alarms import read_alarms
+from fruitctl.backends.ical_zones import without_known_zones
 from fruitctl.domain.calendar import (
     Availability,
     Calendar,
@@ -66,7 +65,11 @@ def read_calendar(text: str) -> icalendar.Calendar:
 
 def parse(text: str) -> icalendar.Calendar:
     """A fresh, mutable parse of ``text`` (``BrokenObject`` if it holds no readable event)."""
-    cal = read_calendar(text)
+    return _checked(read_calendar(text))
+
+
+def _checked(cal: icalendar.Calendar) -> icalendar.Calendar:
+    """``cal``, if it holds an event: one UID, and a start for each VEVENT."""
     events = cal.walk("VEVENT")
     if not events:
         raise BrokenObject("no VEVENT in the calendar object")
@@ -82,33 +85,8 @@ def parse(text: str) -> icalendar.Calendar:
 def parsed(text: str) -> icalendar.Calendar:
     # Reads parse the same stored texts again and again (every upcoming query): keep them.
     # Only read paths use this; writers take a fresh `parse`, since a Calendar is mutable.
-    return parse(without_known_zones(text))
-
-
-def without_known_zones(text: str) -> str:
-    """``text`` less the VTIMEZONEs of zones zoneinfo knows by their TZID. icalendar reads
-    such a TZID from zoneinfo, VTIMEZONE or not, and parsing those blocks (decades of RDATEs)
-    is most of the cost of reading an object: reads skip them, writers keep them."""
-    return _VTIMEZONE.sub(_unless_custom, text)
-
-
-_VTIMEZONE = re.compile(r"BEGIN:VTIMEZONE\r?\n.*?END:VTIMEZONE\r?\n", re.S)
-_TZID = re.compile(r"^TZID:(.*?)\r?$", re.M)
-
-
-def _unless_custom(block: re.Match[str]) -> str:
-    found = _TZID.search(block.group(0))
-    return "" if found and is_iana(found.group(1).strip()) else block.group(0)
-
-
-@lru_cache(maxsize=256)
-def is_iana(name: str) -> bool:
-    """Whether zoneinfo knows the zone ``name`` (icalendar reads such a TZID from it)."""
-    try:
-        ZoneInfo(name)
-    except (ValueError, ZoneInfoNotFoundError):
-        return False
-    return True
+    # An object of VEVENTs alone is read from its content lines (``ical_plain``).
+    return _checked(ical_plain.events_calendar(text) or read_calendar(without_known_zones(text)))
 
 
 def moment(component: icalendar.Component, name: str) -> Moment:

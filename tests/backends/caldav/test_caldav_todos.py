@@ -7,6 +7,7 @@ from datetime import UTC, date, datetime, timedelta, timezone
 import pytest
 from caldav_server import Account, OpenBackend, vtodo
 
+from fruitctl.backends import ical_events, ical_plain
 from fruitctl.backends.caldav import CaldavReminders, todos
 from fruitctl.backends.ical_events import BrokenObject
 from fruitctl.ports import NewReminder, ReminderQuery, ReminderScope
@@ -155,3 +156,56 @@ def test_the_master_is_read_not_an_overridden_instance() -> None:
     text = text.replace("BEGIN:VTODO", instance + "END:VTODO\r\nBEGIN:VTODO", 1)
     found = todos.read(text, "list")
     assert (found.title, found.recurrence) == ("master", "FREQ=DAILY")
+
+
+_PLAIN = [
+    vtodo("plain-1", "SUMMARY:Call mom\\, then \\; the bank \\n twice", "PRIORITY:5"),
+    vtodo("plain-2", "summary:lower-case name", "DUE;VALUE=DATE:20260301", "CATEGORIES:a,b\\,c"),
+    vtodo(
+        "plain-3",
+        "SUMMARY:done",
+        "STATUS:COMPLETED",
+        'COMPLETED;X-FRUITCTL-OFFSET="+05:30":20260102T030405Z',
+        'CREATED;X-FRUITCTL-OFFSET="-05:00":20251231T230000Z',
+        "LAST-MODIFIED:20260102T030405Z",
+    ),
+    vtodo("plain-4", "DUE;TZID=Europe/Berlin:20260301T090000", "X-FRUITCTL-FLAGGED:TRUE"),
+    vtodo("plain-5", "DESCRIPTION:a long\r\n  folded line", "URL:https://example.org/a?b=c"),
+    vtodo(
+        "plain-6",
+        "RRULE:FREQ=WEEKLY;BYDAY=MO,WE",
+        "DUE:20260302T090000Z",
+        "DTSTART;X-FRUITCTL-ANCHOR=TRUE:20260302T090000Z",
+        "RELATED-TO;RELTYPE=PARENT:plain-1",
+    ),
+    vtodo("plain-7", "DUE:20260302T090000", "STATUS:CANCELLED", "X-OTHER:a\\,b", "SEQUENCE:3"),
+    vtodo("plain-8", "RELATED-TO;RELTYPE=CHILD:other", "PERCENT-COMPLETE:40", "CLASS:PRIVATE"),
+    vtodo("plain-9", 'SUMMARY;ALTREP="cid:a:b":Quoted: yes', 'X-A;X-B="c:d":e\\,f'),
+]
+_NOT_PLAIN = [
+    vtodo("alarm", "BEGIN:VALARM", "TRIGGER:-PT5M", "ACTION:DISPLAY", "END:VALARM"),
+    vtodo("moved", "RECURRENCE-ID:20260102T090000Z"),
+    vtodo("twice", "CATEGORIES:a", "CATEGORIES:b"),
+    vtodo("escaped", "SUMMARY;X-A=b\\:c:x"),
+    vtodo("mars", "DUE;TZID=Mars/Olympus:20260301T090000"),
+    vtodo("bad", "PRIORITY:hi"),
+    vtodo("bad-unread", "PERCENT-COMPLETE:most"),
+    vtodo("bad-name", "NOT A NAME:x"),
+    vtodo("dates", "RDATE:20260301T090000Z"),
+    vtodo("calname", "SUMMARY:x").replace("PRODID:", "X-WR-CALNAME:x\r\nPRODID:"),
+]
+
+
+def test_a_plain_todo_read_from_its_lines_is_the_reminder_a_whole_parse_gives() -> None:
+    for text in _PLAIN:
+        cal = ical_plain.todo_calendar(text)
+        assert cal is not None, text
+        whole = ical_events.read_calendar(text)
+        assert todos._read(todos.master(cal), "l") == todos._read(todos.master(whole), "l"), text
+
+
+def test_todos_the_line_reader_is_not_sure_of_are_parsed_whole() -> None:
+    for text in _NOT_PLAIN:
+        assert ical_plain.todo_calendar(text) is None, text
+    with pytest.raises(BrokenObject):  # as a whole parse finds it, not the line reader
+        todos.read(vtodo("bad-unread", "PERCENT-COMPLETE:most"), "list")

@@ -28,6 +28,7 @@ from fruitctl.backends.caldav.wire import RemoteCollection
 from fruitctl.backends.caldav.writes import Writer, new_uids
 from fruitctl.backends.local.cache import ReadCache
 from fruitctl.backends.local.calendars import LocalCalendars
+from fruitctl.backends.local.rows import execute_many
 from fruitctl.backends.local.tables import calendars, events
 from fruitctl.domain.calendar import (
     CALENDAR_NAME_MAX,
@@ -93,7 +94,7 @@ class EventKind:
     def put(self, conn: Connection, rows: Sequence[Any]) -> None:
         stamp = format_datetime(now())
         values = [{**row, "created": stamp, "modified": stamp} for row in rows]
-        conn.execute(_UPSERT, list({v["uid"]: v for v in values}.values()))
+        execute_many(conn, _UPSERT, list({v["uid"]: v for v in values}.values()))
 
     def drop(self, conn: Connection, uids: Sequence[str]) -> None:
         conn.execute(delete(events).where(events.c.uid.in_(list(uids))))

@@ -20,6 +20,8 @@ from sqlalchemy import (
 )
 from sqlalchemy.dialects.sqlite import insert
 
+from fruitctl.backends.local.rows import execute_many
+
 metadata = MetaData()
 
 collections = Table(
@@ -145,22 +147,22 @@ def untouched(conn: Connection, before: dict[str, str | None], hrefs: Iterable[s
 
 def put_objects(conn: Connection, items: Sequence[tuple[Stored, str | None]]) -> None:
     """Record objects (each with the UID of its parent, if any) as the server has them now."""
-    if items:
-        conn.execute(
-            _UPSERT,
-            [
-                {
-                    "href": s.href,
-                    "collection_id": s.collection_id,
-                    "uid": s.uid,
-                    "component": s.component,
-                    "etag": s.etag,
-                    "parent_uid": parent,
-                    "ics": s.ics,
-                }
-                for s, parent in items
-            ],
-        )
+    execute_many(
+        conn,
+        _UPSERT,
+        [
+            {
+                "href": s.href,
+                "collection_id": s.collection_id,
+                "uid": s.uid,
+                "component": s.component,
+                "etag": s.etag,
+                "parent_uid": parent,
+                "ics": s.ics,
+            }
+            for s, parent in items
+        ],
+    )
 
 
 def _upsert() -> Any:

@@ -30,7 +30,7 @@ import json
 import logging
 import threading
 import time
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Collection, Iterable, Sequence
 from dataclasses import asdict, dataclass, field, replace
 from typing import Any, Protocol
 
@@ -369,7 +369,9 @@ class Mirror:
         hrefs = [href for href, _, _ in fetched] + [href for href, _ in too_large]
         with self.lock, self.writer.begin() as conn:
             kept = state.untouched(conn, asked, hrefs)
-            report.broken += self.store(conn, known, [f for f in fetched if f[0] in kept])
+            new = {href for href in kept if href not in asked}  # absent then, and still
+            stored = [f for f in fetched if f[0] in kept]
+            report.broken += self.store(conn, known, stored, absent=new)
             report.broken += self._unread(conn, known, [t for t in too_large if t[0] in kept])
         report.fetched += len(fetched)
 
@@ -391,10 +393,16 @@ class Mirror:
         return self.store(conn, known, [(href, etag, text)]) == 0
 
     def store(
-        self, conn: Connection, known: Known, fetched: Sequence[tuple[str, str | None, str]]
+        self,
+        conn: Connection,
+        known: Known,
+        fetched: Sequence[tuple[str, str | None, str]],
+        absent: Collection[str] = frozenset(),
     ) -> int:
-        """Mirror objects as the server has them (in a few statements); how many were broken."""
-        previous = state.drop_objects(conn, [href for href, _, _ in fetched])
+        """Mirror objects as the server has them (in a few statements); how many were broken.
+        ``absent``: hrefs the caller knows the mirror does not hold (a first sync's all), not
+        looked for."""
+        previous = state.drop_objects(conn, [h for h, _, _ in fetched if h not in absent])
         records: list[tuple[Stored, str | None]] = []
         rows: dict[str, list[Any]] = {}
         for href, etag, text in fetched:

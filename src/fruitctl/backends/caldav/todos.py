@@ -32,9 +32,10 @@ from typing import Any, cast
 
 import icalendar
 
-from fruitctl.backends import ical_events
+from fruitctl.backends import ical_events, ical_plain
 from fruitctl.backends.ical_alarms import read_alarms, set_alarms
 from fruitctl.backends.ical_events import BrokenObject
+from fruitctl.backends.ical_zones import without_known_zones
 from fruitctl.backends.local.mirror import MirroredReminder
 from fruitctl.domain.dates import DateOrDateTime, now, wire_zone
 from fruitctl.ports import NewReminder, ReminderChanges
@@ -58,11 +59,13 @@ def master(cal: icalendar.Calendar) -> icalendar.Todo:
 
 
 def read(text: str, list_id: str) -> MirroredReminder:
-    """The reminder a calendar object holds, or ``BrokenObject``."""
+    """The reminder a calendar object holds, or ``BrokenObject``. A plain to-do is read from
+    its content lines (``ical_plain``): a mirror's first sync reads every one."""
     try:
-        return _read(
-            master(ical_events.read_calendar(ical_events.without_known_zones(text))), list_id
-        )
+        cal = ical_plain.todo_calendar(text)
+        if cal is None:
+            cal = ical_events.read_calendar(without_known_zones(text))
+        return _read(master(cal), list_id)
     except BrokenObject:
         raise
     except (ValueError, KeyError, IndexError, TypeError, AttributeError) as exc:

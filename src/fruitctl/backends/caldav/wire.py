@@ -4,6 +4,7 @@ calendar-data), and multistatus answers read with lxml into collections and list
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -48,6 +49,8 @@ QUERY_REPORT = (
 )
 CALENDAR_TYPE = "{urn:ietf:params:xml:ns:caldav}calendar"
 _SAFE = "/@:~!$&'()*+,;="
+# A path whose every character ``quote`` keeps (unreserved, or in _SAFE), not "//" (a host).
+_CANONICAL = re.compile(r"/(?!/)[A-Za-z0-9_.~/@:!$&'()*+,;=-]*")
 
 
 @dataclass(frozen=True)
@@ -74,8 +77,12 @@ class Listing:
 
 
 def path_of(url: Any) -> str:
-    """The canonical form of an href: its path, percent-encoded one way only."""
-    return quote(unquote(urlsplit(str(url)).path), safe=_SAFE)
+    """The canonical form of an href: its path, percent-encoded one way only (a path that
+    has nothing to decode or encode is its own)."""
+    text = str(url)
+    if _CANONICAL.fullmatch(text):
+        return text
+    return quote(unquote(urlsplit(text).path), safe=_SAFE)
 
 
 def etag_of(value: Any) -> str | None:
@@ -138,28 +145,48 @@ def sync_listing(tree: Any, *, complete: bool) -> Listing:
 
 def multistatus(tree: Any) -> tuple[dict[str, str | None], dict[str, str], set[str]]:
     """The members of a REPORT's multistatus: ETags and texts of those there, hrefs of those
-    gone (a 404 response)."""
+    gone (a 404 response). A first sync reads thousands of responses: each element is walked
+    once, its children picked by tag (``_first``), not searched for by path."""
     changed: dict[str, str | None] = {}
     texts: dict[str, str] = {}
     deleted: set[str] = set()
-    for response in tree.iterfind(f"{{{DAV}}}response"):
-        href = path_of(response.findtext(f"{{{DAV}}}href", "").strip())
-        if "404" in response.findtext(f"{{{DAV}}}status", ""):
+    for response in tree.iterchildren(_RESPONSE):
+        first = _first(response, _HREF, _STATUS)
+        href = path_of(_text(first.get(_HREF)).strip())
+        if "404" in _text(first.get(_STATUS)):
             deleted.add(href)
             continue
-        for propstat in response.iterfind(f"{{{DAV}}}propstat"):
-            if "200" not in propstat.findtext(f"{{{DAV}}}status", ""):
+        for propstat in response.iterchildren(_PROPSTAT):
+            parts = _first(propstat, _STATUS, _PROP)
+            prop = parts.get(_PROP)
+            if prop is None or "200" not in _text(parts.get(_STATUS)):
                 continue
-            prop = propstat.find(f"{{{DAV}}}prop")
-            if prop is None:
-                continue
-            changed[href] = etag_of(prop.findtext(f"{{{DAV}}}getetag"))
-            text = prop.findtext(f"{{{CALDAV}}}calendar-data")
+            values = _first(prop, ETAG, _DATA)
+            changed[href] = etag_of(_text(values.get(ETAG)))
+            text = _text(values.get(_DATA))
             if text:
                 texts[href] = text
     for href in deleted:
         changed.pop(href, None)
     return changed, texts, deleted
+
+
+_RESPONSE, _HREF, _STATUS = f"{{{DAV}}}response", f"{{{DAV}}}href", f"{{{DAV}}}status"
+_PROPSTAT, _PROP, _DATA = f"{{{DAV}}}propstat", f"{{{DAV}}}prop", f"{{{CALDAV}}}calendar-data"
+
+
+def _first(element: Any, *tags: str) -> dict[str, Any]:
+    """The first child element of each of ``tags`` (Clark names) that ``element`` has."""
+    found: dict[str, Any] = {}
+    for child in element:
+        if child.tag in tags and child.tag not in found:
+            found[child.tag] = child
+    return found
+
+
+def _text(element: Any) -> str:
+    """The text of an element ("" for none), as ``findtext`` reads it."""
+    return "" if element is None else element.text or ""
 
 
 def collection_of(result: Any) -> RemoteCollection | None:

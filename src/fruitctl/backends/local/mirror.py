@@ -107,7 +107,7 @@ def put_reminders(conn: Connection, items: Iterable[MirroredReminder]) -> None:
     if not batch:
         return
     # Rows first without their parents, then the links: a child may come before its parent.
-    conn.execute(_UPSERT, [{"id": item.id, **_columns(item, None)} for item in batch])
+    rows.execute_many(conn, _UPSERT, [{"id": item.id, **_columns(item, None)} for item in batch])
     present = _existing(conn, {item.parent_id for item in batch if item.parent_id})
     links = [
         {"child": item.id, "parent": item.parent_id}
