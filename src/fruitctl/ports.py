@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from datetime import date, datetime
-from typing import Any, Literal, Protocol, TypedDict, runtime_checkable
+from typing import Any, Literal, Protocol, TypedDict, cast, runtime_checkable
 
 from fruitctl.domain.alarms import Alarm
 from fruitctl.domain.calendar import Calendar, Event
@@ -150,6 +150,20 @@ class AnswersAtOnce(Protocol):
         """For ``query`` - a fetch, a range of events, or None for a lookup by id or the lists -
         whether it is such a read. False whenever in doubt."""
         ...
+
+
+def answering_at_once(backend: object) -> AnswersAtOnce | None:
+    """``backend`` as an ``AnswersAtOnce``, or None. Asked before every read a door may run on
+    its event loop: decided once per class of store, as a Protocol's ``isinstance`` walks its
+    members on every call (a sixteenth of a socket read's time)."""
+    kind = type(backend)
+    answers = _ANSWERS_AT_ONCE.get(kind)
+    if answers is None:
+        answers = _ANSWERS_AT_ONCE[kind] = issubclass(kind, AnswersAtOnce)
+    return cast(AnswersAtOnce, backend) if answers else None
+
+
+_ANSWERS_AT_ONCE: dict[type, bool] = {}
 
 
 # Calendars -------------------------------------------------------------------------------------

@@ -41,12 +41,12 @@ from fruitctl.domain.dates import (
 )
 from fruitctl.domain.errors import FruitctlError, InvalidParams, NotFound
 from fruitctl.ports import (
-    AnswersAtOnce,
     CalendarBackend,
     EventChanges,
     EventRange,
     EventScope,
     NewEvent,
+    answering_at_once,
 )
 from fruitctl.tools.inputs import parse
 
@@ -115,8 +115,8 @@ class CalendarService:
         """Whether the store answers this read (the parsed arguments of ``query_events`` or
         ``upcoming``) with a few bounded reads in this process - so a front door may run it on
         its event loop. A store that cannot tell (``AnswersAtOnce``) never does."""
-        backend = self.backend
-        if not isinstance(backend, AnswersAtOnce):
+        backend = answering_at_once(self.backend)
+        if backend is None:
             return False
         try:
             match request:

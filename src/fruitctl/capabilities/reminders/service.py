@@ -33,13 +33,13 @@ from fruitctl.domain.reminders import (
     priority_value,
 )
 from fruitctl.ports import (
-    AnswersAtOnce,
     NewReminder,
     ReminderChanges,
     ReminderQuery,
     RemindersBackend,
     ReminderScope,
     ReminderSearch,
+    answering_at_once,
 )
 from fruitctl.tools.alarms import domain_alarms
 
@@ -94,8 +94,8 @@ class RemindersService:
         """Whether the store answers this read (the parsed arguments of one of the reads
         above) with a few bounded reads in this process - so a front door may run it on its
         event loop. A store that cannot tell (``AnswersAtOnce``) never does."""
-        backend = self.backend
-        if not isinstance(backend, AnswersAtOnce):
+        backend = answering_at_once(self.backend)
+        if backend is None:
             return False
         match request:
             case inputs.GetLists() | inputs.GetReminder():
