@@ -79,3 +79,25 @@ def test_one_call_loads_its_capability_alone(tmp_path: Path) -> None:
     loaded, every = json.loads(done.stdout.splitlines()[-1])
     assert loaded == ["reminders"]
     assert every == sorted(SUBJECTS)
+
+
+def test_threads_asking_and_listing_at_once_all_get_their_tools() -> None:
+    from concurrent.futures import ThreadPoolExecutor
+
+    from fruitctl.tools.registry import ToolRegistry
+
+    names = Catalog().names()
+    for _ in range(20):  # each a fresh registry: loading races listing from the start
+        registry = ToolRegistry(later=Catalog())
+
+        def ask(at: int, registry: ToolRegistry = registry) -> list[str]:
+            if at % 3 == 0:
+                return [d.name for d in registry.list_tools()]
+            found = registry.get(names[at % len(names)])
+            return [] if found is None else [found.name]
+
+        with ThreadPoolExecutor(8) as pool:
+            answers = list(pool.map(ask, range(48)))
+        assert all(a == names for at, a in enumerate(answers) if at % 3 == 0)
+        assert all(a == [names[at % len(names)]] for at, a in enumerate(answers) if at % 3)
+        assert registry.names() == names

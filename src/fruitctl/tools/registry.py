@@ -61,8 +61,9 @@ class ToolRegistry:
 
     def get(self, name: str) -> Tool | None:
         found = self._tools.get(name)
-        if found is None and self._later is not None and name in self._later:
-            self._load(self._later.with_its_capability(name))
+        later = self._later  # once: a listing on another thread may load everything meanwhile
+        if found is None and later is not None and name in later:
+            self._load(later.with_its_capability(name))
             found = self._tools.get(name)
         return found
 
