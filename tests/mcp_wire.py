@@ -4,15 +4,20 @@ from __future__ import annotations
 
 from typing import Any
 
+INITIALIZED = {"jsonrpc": "2.0", "method": "notifications/initialized"}
+"""What a client sends once ``initialize`` is answered."""
 
-def initialize(client: str = "test", version: str = "1") -> dict[str, Any]:
+
+def initialize(
+    client: str = "test", version: str = "1", protocol: str = "2025-06-18"
+) -> dict[str, Any]:
     """The first request of an MCP session over HTTP or a pipe, from ``client``."""
     return {
         "jsonrpc": "2.0",
         "id": 1,
         "method": "initialize",
         "params": {
-            "protocolVersion": "2025-06-18",
+            "protocolVersion": protocol,
             "capabilities": {},
             "clientInfo": {"name": client, "version": version},
         },

@@ -12,6 +12,22 @@ from typing import Any
 READ_TIMEOUT_S = 30.0  # one reply
 
 
+def spawn(
+    argv: list[str], env: dict[str, str], stderr: Any = subprocess.PIPE
+) -> subprocess.Popen[bytes]:
+    """A server on raw pipes, unbuffered, in a session of its own (a kill of its group takes
+    whatever it started with it)."""
+    return subprocess.Popen(
+        argv,
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        stderr=stderr,
+        env=env,
+        bufsize=0,
+        start_new_session=True,
+    )
+
+
 class Wire:
     """Newline-delimited JSON-RPC to a child process, read with a timeout (no reader thread)."""
 

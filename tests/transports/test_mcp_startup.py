@@ -15,7 +15,8 @@ import sys
 from pathlib import Path
 
 import pytest
-from pipe_wire import Wire
+from mcp_wire import INITIALIZED, initialize
+from pipe_wire import Wire, spawn
 
 import fruitctl
 
@@ -58,17 +59,7 @@ SERVICES = tuple(
     for subject in ("reminders", "calendar", "things", "files", "system", "web", "containers")
     for part in ("service", "tools")
 )
-INITIALIZE = {
-    "jsonrpc": "2.0",
-    "id": 1,
-    "method": "initialize",
-    "params": {
-        "protocolVersion": "2025-11-25",
-        "capabilities": {},
-        "clientInfo": {"name": "startup-test", "version": "0"},
-    },
-}
-INITIALIZED = {"jsonrpc": "2.0", "method": "notifications/initialized"}
+INITIALIZE = initialize("startup-test", "0", protocol="2025-11-25")
 
 
 def loaded_after(home: Path, tmp_path: Path, messages: list[dict[str, object]]) -> set[str]:
@@ -80,15 +71,7 @@ def loaded_after(home: Path, tmp_path: Path, messages: list[dict[str, object]]) 
         "FRUITCTL_IN_PROCESS": "1",
         "PYTHONPATH": os.pathsep.join([SOURCE, os.environ.get("PYTHONPATH", "")]),
     }
-    proc = subprocess.Popen(
-        [sys.executable, "-c", WRAPPER, str(out)],
-        stdin=subprocess.PIPE,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.DEVNULL,
-        env=env,
-        bufsize=0,
-        start_new_session=True,
-    )
+    proc = spawn([sys.executable, "-c", WRAPPER, str(out)], env, subprocess.DEVNULL)
     try:
         wire = Wire(proc)
         asked = set()
@@ -183,15 +166,7 @@ def test_a_governance_file_that_does_not_load_is_the_first_requests_error_until_
     rules.write_text("modes: [broken\n")
     env = {**os.environ, "FRUITCTL_HOME": str(home), "FRUITCTL_IN_PROCESS": "1"}
     env["PYTHONPATH"] = os.pathsep.join([SOURCE, os.environ.get("PYTHONPATH", "")])
-    proc = subprocess.Popen(
-        [sys.executable, "-m", "fruitctl", "mcp"],
-        stdin=subprocess.PIPE,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-        env=env,
-        bufsize=0,
-        start_new_session=True,
-    )
+    proc = spawn([sys.executable, "-m", "fruitctl", "mcp"], env)
     try:
         wire = Wire(proc)
         wire.send(INITIALIZE)

@@ -21,7 +21,7 @@ import pytest
 from mcp.client import Client
 from mcp.client.stdio import StdioServerParameters, stdio_client
 from mcp.shared.exceptions import MCPError
-from pipe_wire import READ_TIMEOUT_S, Wire, jsonrpc
+from pipe_wire import READ_TIMEOUT_S, Wire, jsonrpc, spawn
 
 from fruitctl.capabilities import all_tools
 
@@ -161,15 +161,7 @@ def server(home: Path, tmp_path: Path) -> Iterator[tuple[subprocess.Popen[bytes]
     """``fruitctl mcp`` on raw pipes, stderr to a file; killed if a test leaves it running."""
     stderr = tmp_path / "server.stderr"
     with stderr.open("wb") as errlog:
-        proc = subprocess.Popen(
-            SERVER,
-            stdin=subprocess.PIPE,
-            stdout=subprocess.PIPE,
-            stderr=errlog,
-            env={**os.environ, "FRUITCTL_HOME": str(home)},
-            bufsize=0,
-            start_new_session=True,
-        )
+        proc = spawn(SERVER, {**os.environ, "FRUITCTL_HOME": str(home)}, errlog)
     try:
         yield proc, stderr
     finally:

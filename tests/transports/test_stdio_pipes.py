@@ -13,6 +13,7 @@ from typing import Any
 
 import mcp_types as types
 import pytest
+from mcp_wire import INITIALIZED, initialize
 from pipe_wire import Wire, jsonrpc
 
 from fruitctl.domain.errors import InvalidParams
@@ -25,17 +26,7 @@ pytestmark = pytest.mark.process
 
 NOISY_SERVER = [sys.executable, str(Path(__file__).with_name("noisy_stdio_server.py"))]
 TIMEOUT_S = 60.0
-INITIALIZE = {
-    "jsonrpc": "2.0",
-    "id": 1,
-    "method": "initialize",
-    "params": {
-        "protocolVersion": "2025-11-25",
-        "capabilities": {},
-        "clientInfo": {"name": "pipe-test", "version": "0"},
-    },
-}
-INITIALIZED = {"jsonrpc": "2.0", "method": "notifications/initialized"}
+INITIALIZE = initialize("pipe-test", "0", protocol="2025-11-25")
 
 
 def call(id_: int, name: str) -> dict[str, Any]:
